@@ -1,0 +1,5 @@
+import sys
+
+from rsi_hub.cli import main
+
+sys.exit(main())
