@@ -9,6 +9,7 @@ import pytest
 
 from rsi_hub.chat import load_chat_template, load_system_prompt, render
 
+# Transcribed from card section 1; the file and the template must match it byte for byte.
 K0 = (
     "You follow instructions precisely. Answer each request exactly as specified, including "
     "format, structure, length, and any word, sentence, or character counts. Check your answer "
@@ -20,7 +21,6 @@ K0 = (
     "no preamble, no asides and no closing remarks."
 )
 REPO = Path(__file__).resolve().parents[1]
-CARD = REPO.parent / "shared" / "reference" / "RSIAgent-Delta-model-card.txt"
 
 USER = [{"role": "user", "content": "Name a colour."}]
 
@@ -29,12 +29,6 @@ def test_system_prompt_file_is_k0_byte_for_byte() -> None:
     raw = (REPO / "templates" / "system_prompt.txt").read_bytes()
     assert raw == K0.encode("utf-8")  # one paragraph, no trailing newline
     assert load_system_prompt() == K0
-
-
-@pytest.mark.skipif(not CARD.is_file(), reason="the model card lives in shared/ beside the repo")
-def test_k0_is_the_cards_text() -> None:
-    card = CARD.read_text(encoding="utf-8")
-    assert f"  {K0}\n" in card
 
 
 def test_template_embeds_k0_verbatim() -> None:
