@@ -132,7 +132,7 @@ def bad(tmp_path: Path, name: str, text: str) -> Path:
     [
         (
             '{"id": 1, "response": "a", "checks": []}\n{"id": 2, "response": \n',
-            "rows.jsonl:2: invalid JSON (Expecting value at column 24)",
+            "rows.jsonl:2: invalid JSON (Expecting value at column 23)",
         ),
         ("[1, 2]\n", "rows.jsonl:1: expected a JSON object, got list"),
         ('{"response": "a", "checks": []}\n', "rows.jsonl:1: id: missing; every row needs an id"),
