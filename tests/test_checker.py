@@ -836,3 +836,57 @@ def test_rate_format_matches_card() -> None:
     ]
     for failing, carrying, shown in card:
         assert format_rate(failing, carrying) == shown
+
+
+# --- hostile responses ---------------------------------------------------------------------------
+
+HOSTILE = {
+    "punctuation runs": "".join(ch * k for k in (1, 7, 5000) for ch in ".[|- ") * 60,
+    "dots then letter": ("." * 4000 + "x") * 250,
+    "terminators": "a.b!c?d" * 150_000,
+    "bullets and rules": "- a\n* * *\n---\n  * b\n" * 50_000,
+    "numbered": "".join(f"{i}. x\n" for i in range(200_000)),
+    "table-ish": "| a | b |\n|:-|-:|\n" * 60_000,
+    "fences": "```json\n{\n```\n" * 60_000,
+    "open brackets": "[" * 1_000_000,
+    "open objects": '{"a":' * 200_000,
+    "digits and commas": "1,11,111,1111." * 80_000,
+    "blank lines": "\n \t\r\n" * 200_000 + "x",
+    "one word": "the " * 300_000,
+    "tool tags": "<tool_call>" * 100_000,
+    "letters": "A" * 1_000_000 + "é" * 200_000,
+    "surrogates and marks": "\ud800\u0301\u200b\ufeff" * 200_000,
+}
+
+
+def _every_type() -> list[dict]:
+    checks = []
+    for name, ct in sorted(REGISTRY.items()):
+        c = {"type": name}
+        c.update({p.name: p.example for p in ct.params if p.required})
+        if name == "word_times":
+            c["word"] = "the"
+        checks.append(c)
+    return checks
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_hostile_response_is_judged_in_linear_time(name: str) -> None:
+    import time
+
+    text = HOSTILE[name]
+    start = time.monotonic()
+    verdict = check(text, _every_type())
+    # Generous: a linear pass over ~1-2 MB takes well under a second; anything quadratic
+    # would take hours. The benchmark script measures the real figure on 10 MB.
+    assert time.monotonic() - start < 10
+    assert len(verdict.results) == len(REGISTRY)
+
+
+def test_number_edge_cases_never_raise() -> None:
+    for text in ("1e9999", "1e-9999", "9" * 5000, "1/0", "0/0 is 5/0", "." * 10, "-", "1,"):
+        check(text, [{"type": "number_eq", "value": 1}, {"type": "choice", "answer": "A"}])
+    r = check("1e9999", [{"type": "number_eq", "value": 1}]).results[0]
+    assert r.reason == "expected 1, the last number is 1e9999"
+    r = check("x" + "9" * 200, [{"type": "number_eq", "value": 1}]).results[0]
+    assert r.passed is False

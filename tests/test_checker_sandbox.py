@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from rsi_hub.checker import check
 from rsi_hub.checker.sandbox import sandbox_mode
@@ -246,3 +248,16 @@ def test_parallel_runs() -> None:
     for t in threads:
         t.join()
     assert results == [True] * 4
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.one_of(
+        st.text(max_size=200),
+        st.text(alphabet="def add(a, b):\n    return a+b\"'`()[]{}#\\ ", max_size=200),
+    )
+)
+def test_any_text_never_raises(response: str) -> None:
+    c = {"type": "code_tests", "entry_point": "add", "tests": ADD_TEST, "timeout": 3}
+    verdict = check(response, [c])
+    assert verdict.results[0].passed in (True, False)

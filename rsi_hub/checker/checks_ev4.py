@@ -115,7 +115,7 @@ def number_eq(ctx: Context, c: Mapping[str, Any]) -> tuple[bool, str, dict[str, 
     return (
         False,
         f"expected {want}, the last number is {text}",
-        {"expected": value, "got": float(got)},
+        {"expected": value, "got": text},
     )
 
 
@@ -226,29 +226,36 @@ _NAME_KEYS = ("name", "tool", "tool_name", "function")
 _ARG_KEYS = ("arguments", "args", "parameters", "input")
 
 
-def _calls_in(value: Any, out: list[tuple[str, Any]], depth: int = 0) -> None:
-    """Collect (name, arguments) pairs from the common tool-call shapes."""
-    if depth > 4:
-        return
-    if isinstance(value, list):
-        for v in value[:64]:
-            _calls_in(v, out, depth + 1)
-        return
-    if not isinstance(value, dict):
-        return
-    if isinstance(value.get("tool_calls"), list):
-        _calls_in(value["tool_calls"], out, depth + 1)
-    fn = value.get("function")
-    if isinstance(fn, dict):
-        _calls_in(fn, out, depth + 1)
-    name = next((value[k] for k in _NAME_KEYS if isinstance(value.get(k), str)), None)
-    if name is None:
-        return
-    args: Any = next((value[k] for k in _ARG_KEYS if k in value), {})
-    if isinstance(args, str):  # OpenAI style: arguments as a JSON string
-        parsed = parse_json_text(args)
-        args = parsed.value if parsed.ok else None
-    out.append((name, args))
+_MAX_CALL_NODES = 256
+
+
+def _calls_in(value: Any, out: list[tuple[str, Any]]) -> None:
+    """Collect (name, arguments) pairs from the common tool-call shapes, visiting at most
+    `_MAX_CALL_NODES` containers (lists of calls, `tool_calls`, `function` wrappers), so an
+    adversarially large JSON value costs a bounded amount of work."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    visited = 0
+    while stack and visited < _MAX_CALL_NODES:
+        v, depth = stack.pop()
+        visited += 1
+        if depth > 4:
+            continue
+        if isinstance(v, list):
+            stack.extend((x, depth + 1) for x in reversed(v[:64]))
+            continue
+        if not isinstance(v, dict):
+            continue
+        name = next((v[k] for k in _NAME_KEYS if isinstance(v.get(k), str)), None)
+        if name is not None:
+            args: Any = next((v[k] for k in _ARG_KEYS if k in v), {})
+            if isinstance(args, str):  # OpenAI style: arguments as a JSON string
+                parsed = parse_json_text(args)
+                args = parsed.value if parsed.ok else None
+            out.append((name, args))
+        if isinstance(v.get("function"), dict):
+            stack.append((v["function"], depth + 1))
+        if isinstance(v.get("tool_calls"), list):
+            stack.append((v["tool_calls"], depth + 1))
 
 
 def tool_calls(ctx: Context) -> list[tuple[str, Any]]:
