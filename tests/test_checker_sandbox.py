@@ -261,3 +261,22 @@ def test_any_text_never_raises(response: str) -> None:
     c = {"type": "code_tests", "entry_point": "add", "tests": ADD_TEST, "timeout": 3}
     verdict = check(response, [c])
     assert verdict.results[0].passed in (True, False)
+
+
+def test_fallback_mode_still_limits(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Hosts without namespaces get the rlimits mode: same verdicts for ordinary code, and the
+    # time and memory limits still hold (isolation is weaker; see rsi_hub.checker.sandbox).
+    import rsi_hub.checker.sandbox as sandbox
+
+    monkeypatch.setattr(sandbox, "_mode", "rlimits")
+    assert judge("def add(a, b):\n    return a + b") == (True, "")
+    assert judge("def add(a, b):\n    return 0")[0] is False
+    passed, reason = judge("x = bytearray(10 * 1024 ** 3)\ndef add(a, b):\n    return a + b")
+    assert (passed, reason) == (False, "expected the tests to pass; the code raised MemoryError")
+    passed, reason = judge("def add(a, b):\n    while True:\n        pass", timeout=1)
+    assert (passed, reason) == (False, "expected the tests to pass; timed out after 1 s")
+    passed, reason = judge(
+        "import socket\nsocket.create_connection(('127.0.0.1', 9))\ndef add(a, b):\n    return 1"
+    )
+    assert not passed and "network access is disabled" in reason
+    assert wait_no_leftovers() == []
