@@ -37,13 +37,14 @@ of the function that implements it, and tested in tests/test_checker.py):
   every fenced block counts towards "exactly one", which is parsed only if its info string is
   empty or `json` and it is closed.
 - EV4 readings (numbers, option letters, regex restrictions, tool-call shapes, the refusal
-  phrase list, how code is extracted and run) are in `checks_ev4`, `safe_regex`, `checks_code`
-  and `sandbox`.
+  phrase list, how code is extracted and run) are in `checks_ev4`, `checks_calls`, `safe_regex`,
+  `checks_code` and `sandbox`.
 
 This package is a leaf: it imports nothing else from rsi_hub.
 """
 
 from rsi_hub.checker import (  # noqa: F401 - importing registers the check types
+    checks_calls,
     checks_code,
     checks_counts,
     checks_ev4,
