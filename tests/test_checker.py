@@ -242,6 +242,8 @@ STRINGS: list[Case] = [
     ),
     ("a, b, c", {"type": "no_char", "char": ","}, False, "expected no ',', found 2"),
     ("it’s", {"type": "no_char", "char": "'"}, True, ""),  # t, not N(t)
+    ("straße", {"type": "no_char", "char": "ẞ"}, False, "expected no 'ẞ' (either case), found 1"),
+    ("ⓐ", {"type": "no_char", "char": "Ⓐ"}, True, ""),  # a symbol, not a letter
     ("", {"type": "no_char", "char": "a"}, True, ""),
     ("HELLO WORLD 123!", {"type": "is_upper"}, True, ""),
     ("北京 OK", {"type": "is_upper"}, True, ""),
