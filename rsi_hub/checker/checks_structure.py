@@ -167,12 +167,13 @@ def _keys_text(keys: list[str], limit: int = 8) -> str:
 
 @register(
     "json_keys",
-    Param("keys", "str_list", example=["name", "age"]),
+    Param("keys", "str_list_or_empty", example=["name", "age"]),
     summary="a JSON object with every key",
 )
 def json_keys(ctx: Context, c: Mapping[str, Any]) -> tuple[bool, str, dict[str, Any] | None]:
     """Passes when the response is a JSON object (spec's JSON rule) holding every key at its
-    top level."""
+    top level. An empty key list asks only for a JSON object. (`json_keys_any` needs at least
+    one key: with none it could never pass, so that is a `CheckError`.)"""
     bad = _not_object(ctx, "a JSON object")
     if bad:
         return bad

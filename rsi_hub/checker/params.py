@@ -56,6 +56,12 @@ def _char(v: Any) -> str | None:
     return "a string of exactly one character"
 
 
+def _str_list_or_empty(v: Any) -> str | None:
+    if type(v) is list and all(type(x) is str for x in v):
+        return None
+    return "a list of strings"
+
+
 def _str_list(v: Any) -> str | None:
     if type(v) is list and v and all(type(x) is str for x in v):
         return None
@@ -114,6 +120,7 @@ KINDS: dict[str, Callable[[Any], str | None]] = {
     "word": _word,
     "char": _char,
     "str_list": _str_list,
+    "str_list_or_empty": _str_list_or_empty,
     "letter": _letter,
     "identifier": _identifier,
     "tests": _tests,
