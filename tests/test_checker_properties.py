@@ -194,3 +194,16 @@ def test_normalize_is_idempotent_nfkc(s: str) -> None:
     n = normalize(s)
     assert normalize(n) == n
     assert unicodedata.is_normalized("NFKC", n) or any("\ud800" <= ch <= "\udfff" for ch in n)
+
+
+@settings(max_examples=300, deadline=None)
+@example("a\na", "a a")
+@given(st.text(alphabet="ab _-.\n", max_size=200), st.sampled_from(["a", "ab", "a a", "b_", "-"]))
+def test_short_loop_and_regex_word_counts_agree(text: str, word: str) -> None:
+    from rsi_hub.checker.checks_counts import _bounded_count
+    from rsi_hub.checker.context import needle_pattern
+
+    w = normalize(word).casefold()
+    if " " in w:
+        text = normalize(text)  # count_word looks for phrases in N(t), single spaces only
+    assert _bounded_count(text, w) == len(needle_pattern(w, True).findall(text))
