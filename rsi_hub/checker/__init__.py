@@ -23,9 +23,10 @@ of the function that implements it, and tested in tests/test_checker.py):
 
 - Word match (`word_times`, `no_word`) runs on N(t) with full case folding, so curly and
   straight apostrophes, NFKC forms and any white space inside a phrase match; a boundary is a
-  character that is not a letter, digit or underscore, or an end; occurrences are counted without overlap.
-- `no_char` looks at the raw stripped text (not N(t)); for a cased letter both cases are
-  forbidden unless `case_sensitive`.
+  character that is not a letter, digit or underscore, or an end; occurrences are counted
+  without overlap.
+- `no_char` looks at the raw stripped text (not N(t)); for a letter both cases are forbidden
+  unless `case_sensitive`.
 - Empty `text` for `contains`/`startswith`/`endswith` passes (the empty string is a substring);
   a blank `word` is a `CheckError`.
 - `sent` on an empty response fails even for n = 0 (no terminator to end with).

@@ -35,9 +35,8 @@ _BULLET = re.compile(r"\n(?![ \t]*+([-*_])(?:[ \t]*+\1){2,}+[ \t]*+(?:\n|\Z))[ \
 _NUMBERED = re.compile(r"\n([0-9]{1,9}+)[.)][ \t]")
 # A header line immediately followed by a separator row; the match ends at the end of the
 # separator line.
-_TABLE_HEAD = re.compile(
-    r"\n[ \t]*+\|[^\n]*+\n[ \t]*+\|[ \t]*+:?-++:?[ \t]*+(?:\|[ \t]*+:?-++:?[ \t]*+)*+\|?[ \t]*+(?=\n|\Z)"
-)
+_CELL = r"[ \t]*+:?-++:?[ \t]*+"
+_TABLE_HEAD = re.compile(rf"\n[ \t]*+\|[^\n]*+\n[ \t]*+\|{_CELL}(?:\|{_CELL})*+\|?[ \t]*+(?=\n|\Z)")
 _TABLE_ROWS = re.compile(r"(?:\n[ \t]*+\|[^\n]*+)*+")
 _PIPE_LINE = re.compile(r"[ \t]*+\|")
 

@@ -75,8 +75,8 @@ def no_char(ctx: Context, c: Mapping[str, Any]) -> tuple[bool, str, dict[str, An
 
     For a letter (`str.isalpha`), both its lower- and upper-case forms are forbidden unless
     `case_sensitive` is true, as far as Python's one-character case mappings go (`ẞ` also
-    forbids `ß`; `ß`, whose upper case is `SS`, forbids only itself). Anything else is matched exactly, so `'`
-    does not forbid `’` and `Ⓐ` (a symbol) does not forbid `ⓐ`.
+    forbids `ß`; `ß`, whose upper case is `SS`, forbids only itself). Anything else is
+    matched exactly, so `'` does not forbid `’` and `Ⓐ` (a symbol) does not forbid `ⓐ`.
     """
     ch = c["char"]
     t = ctx.t
