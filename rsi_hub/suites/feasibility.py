@@ -229,7 +229,7 @@ def _text_problems(checks: Sequence[Mapping[str, Any]], fmt: str) -> list[str]:
             if has_word(other, word) or has_word(word, other):
                 out.append(f"no_word {word!r} clashes with required {other!r}")
     for i, word in enumerate(counted):
-        for text in texts:
+        for text in texts + json_keys:
             if has_word(text, word):
                 out.append(f"word_times {word!r} also occurs in required text {text!r}")
         for other in counted[i + 1 :]:
