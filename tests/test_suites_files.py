@@ -192,3 +192,11 @@ def test_loader_errors_for_unknown_names() -> None:
 def test_parse_rows_rejects_blank_lines() -> None:
     with pytest.raises(SuiteFileError, match=":2: empty line"):
         parse_rows((GOOD + "\n\n").encode() + GOOD.encode(), "f")
+
+
+def test_ev4_checks_reject_a_non_answer() -> None:
+    # Only the open chat prompts, judged on answering at all, accept any non-refusal.
+    lenient = {"ev4-0058", "ev4-0061", "ev4-0063"}
+    for row in load_suite("ev4"):
+        passed = check("Sorry, no idea.", row["checks"]).passed
+        assert passed == (row["id"] in lenient), row["id"]
