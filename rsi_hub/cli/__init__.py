@@ -21,6 +21,7 @@ COMMAND_MODULES: list[str] = [
     "validate",
     "eval",
     "compare",
+    "failures",
 ]
 
 
