@@ -51,8 +51,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--pref-data",
         default=None,
-        metavar="FILE",
-        help="score PREF on this JSONL of pairs instead of the Hub's held-out pairs",
+        metavar="SOURCE",
+        help=(
+            "score PREF on other pairs: a JSONL file, pref_demo (the shipped offline demo) or "
+            "a Hub dataset id (default: HuggingFaceH4/ultrafeedback_binarized test_prefs)"
+        ),
     )
     parser.set_defaults(func=run)
 

@@ -20,7 +20,7 @@ from rsi_hub import __version__
 from rsi_hub.chat import MAX_INPUT_TOKENS, MAX_NEW_TOKENS, render, validate_model_folder
 from rsi_hub.errors import RsiHubError
 from rsi_hub.evaluate import harness, hub, provenance, store
-from rsi_hub.evaluate.protocol import Suite, resolve_suites, served_generation
+from rsi_hub.evaluate.protocol import PREF_DATASET, Suite, resolve_suites, served_generation
 
 Backend = Literal["hf", "vllm"]
 DEFAULT_HF_BATCH_SIZE = 8
@@ -156,11 +156,28 @@ def _task_versions(results: dict[str, Any]) -> dict[str, Any]:
     return dict(results.get("versions", {}))
 
 
-def _suite_files(suite: Suite, folder: str | Path | None) -> dict[str, str]:
-    if suite.name in {"mmlu", "pref"}:
-        return {}
-    path = Path(folder or harness.data_dir()) / f"prompts_{suite.name}.jsonl"
-    return {str(path): provenance.file_sha256(path)} if path.is_file() else {}
+def _data_source(suite: Suite, folder: str | Path | None, pref_data: str | None) -> dict[str, Any]:
+    """Where the documents came from, with the file's sha256 when it is a file."""
+    if suite.name == "mmlu":
+        return {"source": "lm-eval task mmlu (Hub dataset cais/mmlu)"}
+    if suite.name == "pref":
+        if pref_data is None:
+            return {"source": f"{PREF_DATASET} split test_prefs"}
+        path = Path(pref_data)
+        return {
+            "source": pref_data,
+            **({"sha256": provenance.file_sha256(path)} if path.is_file() else {}),
+        }
+    loaded = harness.load_suite_file(suite.name, folder)
+    return {"source": str(loaded.path), "sha256": loaded.sha256}
+
+
+def _pref_source(pref_data: str | Path | None) -> str | None:
+    """`--pref-data` as lm-eval's task will receive it: absolute for files, else as given."""
+    if pref_data is None:
+        return None
+    path = Path(pref_data)
+    return str(path.resolve()) if path.exists() else str(pref_data)
 
 
 def _checker_version() -> str:
@@ -195,7 +212,8 @@ def evaluate_run(
         batch_size: generation batch size (hf default 8; vllm schedules its own).
         device: torch device for hf (default cuda when available, else cpu).
         tensor_parallel_size, data_parallel_size: vLLM's parallelism.
-        pref_data: score PREF on this pair file instead of the Hub's held-out pairs.
+        pref_data: score PREF on these pairs instead of the Hub's held-out test_prefs: a JSONL
+            file, "pref_demo" (the shipped offline demo) or another Hub dataset id.
         suite_data: read `prompts_<suite>.jsonl` from this folder instead of the shipped
             `tasks/lm_eval/data/` (a private or patched copy of a suite).
         max_gen_toks: NOT the served configuration; only for tests and benchmarks on the tiny
@@ -213,11 +231,22 @@ def evaluate_run(
     run = Path(run)
     suites = resolve_suites(suite)
     validate_model_folder(run)
+    pref_source = _pref_source(pref_data)
+    # Before the model loads: a missing dataset must cost seconds, not a model load. Every
+    # missing one is named at once, so that `--suite all` needs one retry, not several.
+    problems = []
     for item in suites:
-        if item.hub_dataset and not (item.name == "pref" and pref_data):
-            hub.ensure_hub_dataset(item.hub_dataset, item.name)
-    if pref_data is not None and not Path(pref_data).is_file():
-        raise RsiHubError(f"--pref-data {pref_data}: no such file")
+        try:
+            if item.name == "pref" and pref_source is not None:
+                from rsi_hub.suites import load_pref
+
+                load_pref(pref_source)  # opens the source now
+            elif item.hub_dataset:
+                hub.ensure_hub_dataset(item.hub_dataset, item.name)
+        except RsiHubError as err:
+            problems.append(str(err))
+    if problems:
+        raise RsiHubError("\n".join(problems))
     if suite_data is not None and not Path(suite_data).is_dir():
         raise RsiHubError(f"{suite_data}: no such folder of suite files")
     gen_limit = max_gen_toks or MAX_NEW_TOKENS
@@ -252,7 +281,7 @@ def evaluate_run(
                 limit=limit,
                 backend=backend,
                 model_args=model_args,
-                pref_data=pref_data,
+                pref_data=pref_source,
                 suite_data=suite_data,
                 max_gen_toks=max_gen_toks,
                 weights=weights,
@@ -272,7 +301,7 @@ def _run_suite(
     limit: int | None,
     backend: str,
     model_args: dict[str, Any],
-    pref_data: str | Path | None,
+    pref_data: str | None,
     suite_data: str | Path | None,
     max_gen_toks: int | None,
     weights: str,
@@ -287,7 +316,7 @@ def _run_suite(
     if max_gen_toks is not None:
         metadata["max_gen_toks"] = max_gen_toks
     if pref_data is not None:
-        metadata["pref_data"] = str(Path(pref_data).resolve())
+        metadata["pref_data"] = pref_data
     if suite_data is not None:
         metadata["suite_dir"] = str(Path(suite_data).resolve())
     # lm-eval's built-in tasks take seconds to index: only MMLU needs them.
@@ -332,8 +361,7 @@ def _run_suite(
         "n_samples": {task: len(rows) for task, rows in samples.items()},
         "backend": backend,
         "model_args": {**model_args, "chat_template_args": dict(lm.chat_template_args)},
-        "pref_data": str(pref_data) if pref_data is not None and suite.name == "pref" else None,
-        "suite_files_sha256": _suite_files(suite, suite_data),
+        "data": _data_source(suite, suite_data, pref_data),
         "stop_measurement": "generated token ids" if suite.name == "ev4" else None,
         "versions": _versions(),
         "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
