@@ -8,9 +8,11 @@ system-prompt switch is a run-wide chat-template argument.
 
 from __future__ import annotations
 
+import copy
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -180,6 +182,38 @@ def _pref_source(pref_data: str | Path | None) -> str | None:
     return str(path.resolve()) if path.exists() else str(pref_data)
 
 
+@contextmanager
+def _environment_info_once() -> Iterator[None]:
+    """Let lm-eval collect its environment report once per process, not once per suite.
+
+    `simple_evaluate` adds torch's `collect_env` report to every results dict, which spawns
+    subprocesses and costs about a second each time; within one process it cannot change, so
+    every suite after the first gets a copy of the first report.
+    """
+    import lm_eval.evaluator as evaluator
+
+    original = getattr(evaluator, "add_env_info", None)
+    if original is None:  # another lm-eval version: leave it alone
+        yield
+        return
+
+    def add_env_info(results: dict[str, Any]) -> None:
+        if not _ENV_INFO:
+            probe: dict[str, Any] = {}
+            original(probe)
+            _ENV_INFO.update(probe)
+        results.update(copy.deepcopy(_ENV_INFO))
+
+    evaluator.add_env_info = add_env_info
+    try:
+        yield
+    finally:
+        evaluator.add_env_info = original
+
+
+_ENV_INFO: dict[str, Any] = {}
+
+
 def _checker_version() -> str:
     from rsi_hub.checker import CHECKER_VERSION
 
@@ -328,16 +362,17 @@ def _run_suite(
     _set_system_prompt(lm, suite)
     say(f"{suite.name}: running lm-eval ({', '.join(suite.tasks)})")
     started = time.monotonic()
-    results = lm_eval.simple_evaluate(
-        model=lm,
-        tasks=list(suite.tasks),
-        task_manager=task_manager,
-        limit=limit,
-        apply_chat_template=True,
-        log_samples=True,
-        gen_kwargs={"max_gen_toks": max_gen_toks} if max_gen_toks is not None else None,
-        confirm_run_unsafe_code=False,
-    )
+    with _environment_info_once():
+        results = lm_eval.simple_evaluate(
+            model=lm,
+            tasks=list(suite.tasks),
+            task_manager=task_manager,
+            limit=limit,
+            apply_chat_template=True,
+            log_samples=True,
+            gen_kwargs={"max_gen_toks": max_gen_toks} if max_gen_toks is not None else None,
+            confirm_run_unsafe_code=False,
+        )
     seconds = time.monotonic() - started
     if results is None:  # a non-zero rank of a multi-process run: rank 0 writes
         return SuiteOutcome(suite.name, store.suite_dir(run, suite.name), {}, seconds)
