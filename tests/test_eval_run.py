@@ -20,6 +20,7 @@ from rsi_hub.cli import main
 from rsi_hub.errors import RsiHubError
 from rsi_hub.evaluate import evaluate_run, read_suite_dir, weights_sha256
 from rsi_hub.evaluate.failures import failure_report
+from rsi_hub.evaluate.harness import count_answer_tokens
 
 pytestmark = pytest.mark.slow
 
@@ -130,6 +131,10 @@ def test_pref_acc_norm_is_per_token_log_probability(scored: Path) -> None:
         logged = [resp[0][0] for resp in sample["resps"]]
         assert logged == pytest.approx([lp_c, lp_r], abs=1e-3)
         assert sample["acc_norm"] == float(lp_c / n_c > lp_r / n_r)
+        assert (n_c, n_r) == (
+            count_answer_tokens(doc["chosen"]),
+            count_answer_tokens(doc["rejected"]),
+        )
         assert sample["acc"] == float(lp_c > lp_r)
 
 

@@ -36,6 +36,7 @@ from typing import Any
 from rsi_hub.chat import MAX_NEW_TOKENS
 from rsi_hub.errors import RsiHubError
 from rsi_hub.evaluate import genfacts
+from rsi_hub.evaluate.protocol import GENERATION_PROMPT
 
 # What lm-eval passes to `custom_dataset` (merged model_args and --metadata) that we remember for
 # the metrics: the tokenizer (from `tokenizer` or `pretrained`) and the generation limit.
@@ -91,6 +92,20 @@ def _tokenizer() -> Any:
 def count_tokens(text: str) -> int:
     """Tokens of `text` under the run's tokenizer, without special tokens."""
     return len(_tokenizer()(text, add_special_tokens=False)["input_ids"])
+
+
+def count_answer_tokens(answer: str) -> int:
+    """Tokens of `answer` as it is tokenised after the generation prompt.
+
+    The tokenizer splits at special tokens before anything else, so the text after
+    `<|im_start|>` ("assistant\n" + answer) tokenises the same whatever came before it: counting
+    against the generation prompt alone gives the answer's exact token count in context, even
+    when its first characters would merge with the prompt's newline (an answer starting "\n").
+    """
+    tokenizer = _tokenizer()
+    with_answer = tokenizer(GENERATION_PROMPT + answer, add_special_tokens=False)["input_ids"]
+    alone = tokenizer(GENERATION_PROMPT, add_special_tokens=False)["input_ids"]
+    return len(with_answer) - len(alone)
 
 
 # --- datasets ----------------------------------------------------------------------------------
@@ -257,8 +272,8 @@ def process_pref(doc: dict[str, Any], results: list[tuple[float, bool]]) -> dict
     (ll_chosen, _), (ll_rejected, _) = results[0], results[1]
     chosen, rejected = doc["chosen"], doc["rejected"]
     per_token = (
-        ll_chosen / max(count_tokens(chosen), 1),
-        ll_rejected / max(count_tokens(rejected), 1),
+        ll_chosen / max(count_answer_tokens(chosen), 1),
+        ll_rejected / max(count_answer_tokens(rejected), 1),
     )
     per_char = (ll_chosen / max(len(chosen), 1), ll_rejected / max(len(rejected), 1))
     return {

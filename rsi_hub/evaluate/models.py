@@ -25,11 +25,9 @@ from typing import Any
 
 from lm_eval.models.huggingface import HFLM
 
-from rsi_hub.chat import IM_START_TOKEN
 from rsi_hub.evaluate import genfacts
 from rsi_hub.evaluate.genfacts import GenerationFacts
-
-GENERATION_PROMPT = f"{IM_START_TOKEN}assistant\n"
+from rsi_hub.evaluate.protocol import GENERATION_PROMPT
 
 
 class _FactsHook:

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rsi_hub.chat import IM_END_TOKEN, MAX_NEW_TOKENS, SYSTEM_PROMPT_ID
+from rsi_hub.chat import IM_END_TOKEN, IM_START_TOKEN, MAX_NEW_TOKENS, SYSTEM_PROMPT_ID
 
+#: How every served prompt ends (`add_generation_prompt`, thinking off): the answer follows it.
+GENERATION_PROMPT = f"{IM_START_TOKEN}assistant\n"
 PREF_DATASET = "HuggingFaceH4/ultrafeedback_binarized"
 MMLU_DATASET = "cais/mmlu"
 
