@@ -33,9 +33,16 @@ REPO = Path(__file__).resolve().parents[1]
 def scored(tiny_run: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     run = tmp_path_factory.mktemp("scored") / "run"
     shutil.copytree(tiny_run, run)
-    for suite in ("if818", "if263", "ev4"):
-        evaluate_run(run, suite, limit=LIMIT, max_gen_toks=GEN, batch_size=2)
-    evaluate_run(run, "pref", limit=4, pref_data="pref_demo")
+    # One call, one model load: the k0 / no-system switch happens on the same lm-eval model.
+    outcomes = evaluate_run(
+        run,
+        "if818,if263,ev4,pref",
+        limit=LIMIT,
+        max_gen_toks=GEN,
+        batch_size=2,
+        pref_data="pref_demo",
+    )
+    assert [o.suite for o in outcomes] == ["if818", "if263", "ev4", "pref"]
     return run
 
 
@@ -53,7 +60,8 @@ def test_layout_and_provenance(scored: Path) -> None:
         assert meta["weights_sha256"] == weights_sha256(scored)
         assert meta["checker_version"] == CHECKER_VERSION
         assert meta["system_prompt_id"] == (None if suite == "if263" else "k0")
-        assert meta["limit"] == (4 if suite == "pref" else LIMIT)
+        assert meta["limit"] == LIMIT
+        # The test's short generation limit leaves PREF (log-likelihoods only) served.
         assert meta["served_configuration"] is (suite == "pref")
     meta = read_suite_dir(scored, "if818").meta
     assert (
@@ -120,7 +128,7 @@ def test_pref_acc_norm_is_per_token_log_probability(scored: Path) -> None:
         ) - len(ctx)
 
     samples = _samples(scored, "pref")
-    assert len(samples) == 4
+    assert len(samples) == LIMIT
     for sample in samples:
         doc = sample["doc"]
         context = render([{"role": "user", "content": doc["prompt"]}])

@@ -199,6 +199,7 @@ def test_rendered_prompt_check_catches_the_wrong_protocol() -> None:
 def test_suite_resolution() -> None:
     assert [s.name for s in resolve_suites("all")] == ["if818", "if263", "ev4", "pref", "mmlu"]
     assert resolve_suites("if263")[0].system_prompt_id is None
+    assert [s.name for s in resolve_suites("ev4, if818,ev4")] == ["ev4", "if818"]
     with pytest.raises(RsiHubError, match="unknown suite"):
         resolve_suites("if999")
 

@@ -23,7 +23,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("run", metavar="RUN", help="run directory to score")
     parser.add_argument(
-        "--suite", choices=SUITE_CHOICES, default="if818", help="suite to run (default if818)"
+        "--suite",
+        default="if818",
+        metavar="SUITE",
+        help=(
+            f"{', '.join(SUITE_CHOICES)}, or several comma-separated (one model load); "
+            "default if818"
+        ),
     )
     parser.add_argument(
         "--limit",

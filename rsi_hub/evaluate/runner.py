@@ -239,7 +239,8 @@ def evaluate_run(
 
     Args:
         run: a run directory (weights, tokenizer, serving files).
-        suite: if818, if263, if3k, ev4, pref, mmlu, or all (if818, if263, ev4, pref, mmlu).
+        suite: if818, if263, if3k, ev4, pref, mmlu, all (if818, if263, ev4, pref, mmlu), or a
+            comma-separated list; the model is loaded once for all of them.
         limit: score only the first N documents of each task (a smoke test; `compare` pairs
             only what both runs scored, and the acceptance guards ignore limited runs).
         backend: "hf" (transformers, CPU or GPU) or "vllm" (GPU machines).
@@ -380,7 +381,8 @@ def _run_suite(
     check_rendered_prompts(suite, samples)
 
     generation = served_generation(max_gen_toks or MAX_NEW_TOKENS)
-    served = max_gen_toks is None or max_gen_toks == MAX_NEW_TOKENS
+    # A generation override cannot change a log-likelihood suite.
+    served = not suite.generates or max_gen_toks in (None, MAX_NEW_TOKENS)
     meta = {
         "suite": suite.name,
         "tasks": list(suite.tasks),
