@@ -269,7 +269,12 @@ def evaluate_run(
     pref_source = _pref_source(pref_data)
     # Before the model loads: a missing dataset must cost seconds, not a model load. Every
     # missing one is named at once, so that `--suite all` needs one retry, not several.
+    if limit is not None and limit < 1:
+        raise RsiHubError("--limit must be at least 1")
+    if suite_data is not None and not Path(suite_data).is_dir():
+        raise RsiHubError(f"{suite_data}: no such folder of suite files")
     problems = []
+    sources: dict[str, dict[str, Any]] = {}
     for item in suites:
         try:
             if item.name == "pref" and pref_source is not None:
@@ -278,12 +283,11 @@ def evaluate_run(
                 load_pref(pref_source)  # opens the source now
             elif item.hub_dataset:
                 hub.ensure_hub_dataset(item.hub_dataset, item.name)
+            sources[item.name] = _data_source(item, suite_data, pref_source)  # validates files
         except RsiHubError as err:
             problems.append(str(err))
     if problems:
         raise RsiHubError("\n".join(problems))
-    if suite_data is not None and not Path(suite_data).is_dir():
-        raise RsiHubError(f"{suite_data}: no such folder of suite files")
     gen_limit = max_gen_toks or MAX_NEW_TOKENS
     checker_version = _checker_version()
 
@@ -318,6 +322,7 @@ def evaluate_run(
                 model_args=model_args,
                 pref_data=pref_source,
                 suite_data=suite_data,
+                data_source=sources[item.name],
                 max_gen_toks=max_gen_toks,
                 weights=weights,
                 weight_files=weight_files,
@@ -338,6 +343,7 @@ def _run_suite(
     model_args: dict[str, Any],
     pref_data: str | None,
     suite_data: str | Path | None,
+    data_source: dict[str, Any],
     max_gen_toks: int | None,
     weights: str,
     weight_files: dict[str, str],
@@ -398,7 +404,7 @@ def _run_suite(
         "n_samples": {task: len(rows) for task, rows in samples.items()},
         "backend": backend,
         "model_args": {**model_args, "chat_template_args": dict(lm.chat_template_args)},
-        "data": _data_source(suite, suite_data, pref_data),
+        "data": data_source,
         "stop_measurement": "generated token ids" if suite.name == "ev4" else None,
         "versions": _versions(),
         "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
