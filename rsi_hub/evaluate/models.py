@@ -79,7 +79,8 @@ class _ServedMixin:
 
 
 class RsiHFLM(_ServedMixin, HFLM):
-    """lm-eval's `hf` model, recording how each answer ended and honouring `max_gen_toks`."""
+    """lm-eval's `hf` model: records how each answer ended, scores answers without the
+    generation prompt's newline, and honours `max_gen_toks` (see the module docstring)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -104,8 +105,8 @@ def facts_from_vllm_completion(completion: Any) -> GenerationFacts:
     ids = list(completion.token_ids)
     if completion.finish_reason == "length":
         return GenerationFacts(len(ids), "length")
-    facts = genfacts.facts_from_token_ids(ids, max_new_tokens=len(ids) + 1)
-    return facts
+    # Not the limit, so either a stop id ends `ids` or a stop string ended the answer.
+    return genfacts.facts_from_token_ids(ids, max_new_tokens=len(ids) + 1)
 
 
 def make_vllm_lm(**model_args: Any) -> Any:
