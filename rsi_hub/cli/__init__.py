@@ -21,6 +21,9 @@ COMMAND_MODULES: list[str] = [
     "validate",
     "check",
     "suites",
+    "eval",
+    "compare",
+    "failures",
 ]
 
 
