@@ -16,3 +16,10 @@ class ServingContractError(RsiHubError):
 
 class OutputDirNotEmptyError(RsiHubError):
     """An output folder already holds files and `--force` was not given."""
+
+
+class ReleaseError(RsiHubError):
+    """A release cannot be staged, validated or pushed; the message names the file and the fix.
+
+    Nothing is pushed when this is raised before the push step.
+    """

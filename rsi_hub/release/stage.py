@@ -1,0 +1,202 @@
+"""Staging a release: a run directory becomes a folder laid out as its Hub repository.
+
+The weights are hard-linked (no copy, no extra disk) when the output is on the same file system
+as the run, and copied otherwise. Everything is built in a hidden sibling folder and renamed
+into place at the end, so an interrupted staging never leaves a half-made release behind.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import errno
+import json
+import os
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from rsi_hub.chat import validate_model_folder
+from rsi_hub.errors import ReleaseError
+from rsi_hub.hashing import SAFETENSORS_INDEX, combine_weight_digests, weight_files
+from rsi_hub.release.card import render_card
+from rsi_hub.release.eval_results import SuiteResult, read_eval_results
+from rsi_hub.release.evidence import TRAINING_EVIDENCE_FILE, evidence_problems, read_evidence
+from rsi_hub.release.facts import LICENSE_FILE, Facts, load_facts
+from rsi_hub.release.manifest import MANIFEST_FILE, Manifest, build_manifest, cached_sha256
+
+CONFIG_FILE = "config.json"
+README_FILE = "README.md"
+# Small files shipped as they are in the run (those that exist); the serving files among them
+# were checked against the contract before anything is staged.
+RUN_FILES = (
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "added_tokens.json",
+    "tokenizer.model",
+    "chat_template.jinja",
+    "system_prompt.txt",
+    "serving_config.json",
+    "generation_config.json",
+    TRAINING_EVIDENCE_FILE,
+)
+Log = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class StagedRelease:
+    """A staged release folder and what went into it."""
+
+    folder: Path
+    facts: Facts
+    manifest: Manifest
+    link_mode: str  # "hardlink", "copy" or "hardlink+copy"
+    results: dict[str, SuiteResult]
+    notes: list[str]
+
+
+def link_or_copy(src: Path, dst: Path) -> str:
+    """Hard-link `src` to `dst`, or copy it when the file system cannot; return which was done."""
+    try:
+        os.link(src, dst)
+        return "hardlink"
+    except OSError as err:
+        # Another file system (EXDEV), or one without hard links (EPERM on some mounts, ENOTSUP).
+        if err.errno not in (errno.EXDEV, errno.EPERM, errno.ENOTSUP, errno.EMLINK, errno.EACCES):
+            raise
+    shutil.copyfile(src, dst)
+    return "copy"
+
+
+def strip_auto_map(config: dict) -> tuple[dict, bool]:
+    """`config` without `auto_map`: a release ships no modelling code, and nemotron_h is native to
+    transformers, so an `auto_map` could only send users to remote code that is not there."""
+    if "auto_map" not in config:
+        return config, False
+    return {k: v for k, v in config.items() if k != "auto_map"}, True
+
+
+def default_out(run: Path, name: str) -> Path:
+    """Where a release is staged by default: beside the run (same file system, so hard links)."""
+    return run.parent / f"release-{name}"
+
+
+def _prepare_out(out: Path, run: Path, force: bool) -> None:
+    if out.resolve() == run.resolve() or run.resolve() in out.resolve().parents:
+        raise ReleaseError(f"{out}: inside the run directory {run}; choose an --out outside it.")
+    if out.exists() and any(out.iterdir()) and not ((out / MANIFEST_FILE).is_file() or force):
+        raise ReleaseError(
+            f"{out}: not empty and not a staged release; choose another --out or pass --force "
+            "to replace it."
+        )
+
+
+def _check_run(run: Path, facts: Facts) -> None:
+    if not run.is_dir():
+        raise ReleaseError(f"{run}: not a folder; pass a run directory (runs/NAME).")
+    missing = [
+        n
+        for n in (CONFIG_FILE, "tokenizer.json", TRAINING_EVIDENCE_FILE)
+        if not (run / n).is_file()
+    ]
+    if missing:
+        raise ReleaseError(
+            f"{run}: missing {', '.join(missing)}; release a complete run directory "
+            "(what `rsi-hub train` or `rsi-hub tiny` writes)."
+        )
+    validate_model_folder(run)
+    problems = evidence_problems(read_evidence(run), facts, run / TRAINING_EVIDENCE_FILE)
+    if problems:
+        raise ReleaseError(
+            "the run's training evidence is incomplete:\n  - " + "\n  - ".join(problems)
+        )
+
+
+def stage_release(
+    run: str | Path,
+    *,
+    name: str | None = None,
+    out: str | Path | None = None,
+    repo_id: str | None = None,
+    force: bool = False,
+    facts_root: str | Path | None = None,
+    log: Log = print,
+) -> StagedRelease:
+    """Stage `run` as a Hub repository folder, ready to validate and push.
+
+    The folder holds the weights and their index (hard-linked when possible), `config.json`
+    without `auto_map`, the tokenizer and serving files, `training_evidence.json`, `LICENSE`,
+    `README.md` (the card, with the run's own evaluation results) and `release_manifest.json`.
+
+    Args:
+        run: the run directory.
+        name: the facts folder `release/<name>/` (default: the run's folder name).
+        out: the staging folder (default: `release-<name>` beside the run). A previous staging
+            there is replaced; any other non-empty folder is refused unless `force`.
+        repo_id: the Hub repository (default: the facts' `repo_id`).
+        force: replace a non-empty `out` that is not a staged release.
+        facts_root: the folder holding the facts folders (default: the repository's `release/`).
+        log: receives one line per step.
+
+    Raises:
+        ReleaseError: a broken input (serving contract, evidence, eval results bound to other
+            weights, facts); the message names the file and the fix. Nothing is written then.
+    """
+    run = Path(run)
+    name = name or run.name
+    facts = load_facts(name, facts_root)
+    if repo_id:
+        facts = dataclasses.replace(facts, repo_id=repo_id)
+    _check_run(run, facts)
+    out = Path(out) if out is not None else default_out(run, name)
+    _prepare_out(out, run, force)
+
+    try:
+        weights = weight_files(run)
+    except FileNotFoundError as err:
+        raise ReleaseError(str(err)) from err
+    log(f"hashing {len(weights)} weight file(s) of {run}")
+    digests = cached_sha256(weights)
+    weights_sha = combine_weight_digests({p.name: digests[p] for p in weights})
+    results = read_eval_results(run, weights_sha)
+    log(f"weights sha256 {weights_sha}; evaluation results: {', '.join(results) or 'none'}")
+
+    building = out.with_name(f".{out.name}.staging")
+    if building.exists():
+        shutil.rmtree(building)  # left by an interrupted staging
+    building.mkdir(parents=True)
+    modes = set()
+    for src in weights:
+        modes.add(link_or_copy(src, building / src.name))
+    if (run / SAFETENSORS_INDEX).is_file():
+        shutil.copyfile(run / SAFETENSORS_INDEX, building / SAFETENSORS_INDEX)
+    notes: list[str] = []
+    config, stripped = strip_auto_map(json.loads((run / CONFIG_FILE).read_text(encoding="utf-8")))
+    if stripped:
+        notes.append(
+            f"{CONFIG_FILE}: removed auto_map (it points at code this release does not ship)"
+        )
+    (building / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    for file_name in RUN_FILES:
+        if (run / file_name).is_file():
+            shutil.copyfile(run / file_name, building / file_name)
+    (building / LICENSE_FILE).write_text(facts.license_text, encoding="utf-8")
+    card = render_card(facts, results=results, weights_sha256=weights_sha)
+    (building / README_FILE).write_text(card.text, encoding="utf-8")
+    notes.extend(card.notes)
+    manifest = build_manifest(
+        building, name=name, repo_id=facts.repo_id, weights_sha256=weights_sha
+    )
+    manifest.write(building)
+
+    if out.exists():
+        shutil.rmtree(out)
+    building.rename(out)
+    link_mode = "+".join(sorted(modes))
+    log(
+        f"staged {len(manifest.files) + 1} files ({manifest.total_bytes:,} bytes) in {out}; weights: {link_mode}"
+    )
+    for note in notes:
+        log(f"note: {note}")
+    return StagedRelease(out, facts, manifest, link_mode, results, notes)
