@@ -175,11 +175,10 @@ def release_problems(folder: str | Path, facts: Facts, *, load_model: bool = Tru
         return [f"{folder}: not a folder; {RESTAGE}."]
     manifest = read_manifest(folder)
     problems = manifest_problems(folder, manifest)
-    for required in (CONFIG_FILE, README_FILE, LICENSE_FILE, TRAINING_EVIDENCE_FILE):
-        if not (folder / required).is_file():
-            problems.append(f"{folder / required}: missing; {RESTAGE}.")
-    if problems:
-        return problems  # the checks below read these files
+    required = (CONFIG_FILE, README_FILE, LICENSE_FILE, TRAINING_EVIDENCE_FILE)
+    missing = [f"{folder / n}: missing; {RESTAGE}." for n in required if not (folder / n).is_file()]
+    if missing:
+        return problems + missing  # the checks below read these files
     problems += _weights_problems(folder, manifest.weights_sha256)
     problems += _config_problems(folder)
     problems += serving_contract_problems(folder)
