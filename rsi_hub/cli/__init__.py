@@ -19,6 +19,10 @@ COMMAND_MODULES: list[str] = [
     "demo",
     "tiny",
     "validate",
+    "suites",
+    "eval",
+    "compare",
+    "failures",
     "release",
 ]
 
