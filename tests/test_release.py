@@ -13,7 +13,7 @@ import pytest
 
 from rsi_hub.cli import main
 from rsi_hub.errors import ReleaseError, ServingContractError
-from rsi_hub.hashing import weights_sha256
+from rsi_hub.evaluate.provenance import weights_sha256
 from rsi_hub.release import load_facts, read_manifest, release_problems, stage_release
 from rsi_hub.release.manifest import MANIFEST_FILE
 from rsi_hub.release.validate import _load_problems
@@ -54,11 +54,15 @@ def _edit_json(path: Path, **changes: object) -> None:
     path.write_text(json.dumps(data))
 
 
-def _write_eval(run: Path, suite: str, weights: str, metrics: dict) -> Path:
-    folder = run / "eval" / suite
-    folder.mkdir(parents=True)
-    (folder / "meta.json").write_text(json.dumps({"weights_sha256": weights, "metrics": metrics}))
-    return folder
+def _write_eval(run: Path, suite: str, weights: str | None, metrics: dict, n: int = 5) -> Path:
+    """A finished evaluation as `rsi-hub eval` leaves it (evaluate's own writer)."""
+    from rsi_hub.evaluate.store import write_suite_dir
+
+    results = {"results": {suite: {f"{k},none": v for k, v in metrics.items()}}}
+    meta = {"suite": suite, "limit": n, "n_samples": {suite: n}}
+    if weights is not None:
+        meta["weights_sha256"] = weights
+    return write_suite_dir(run, suite, results, {suite: []}, meta)
 
 
 def test_stage_layout_hardlinks_manifest(run: Path) -> None:
@@ -105,24 +109,24 @@ def test_auto_map_is_stripped(run: Path) -> None:
 
 
 def test_eval_results_fill_the_card(run: Path) -> None:
-    _write_eval(run, "if818", weights_sha256(run), {"passed": 3, "n": 5})
+    _write_eval(run, "if818", weights_sha256(run), {"pass_count": 3.0, "acc": 0.6})
+    _write_eval(run, "pref", weights_sha256(run), {"acc_norm": 0.25, "acc": 0.5})
     staged = _stage(run)
     readme = (staged.folder / "README.md").read_text()
-    assert "| tiny (uploaded) | 3/5 | — | — | — | — |" in readme
+    assert "| tiny (uploaded) | 3/5 | — | — | 0.2500 | — |" in readme
+    assert "| if818 | 3/5 | 5 | 5 |" in readme
     assert staged.results["if818"].passed == 3
 
 
 def test_refuses_results_of_other_weights(run: Path) -> None:
-    folder = _write_eval(run, "if818", "0" * 64, {"passed": 3, "n": 5})
+    folder = _write_eval(run, "if818", "0" * 64, {"pass_count": 3.0})
     with pytest.raises(ReleaseError, match=f"{folder / 'meta.json'}: scored weights 000000000000"):
         _stage(run)
     assert not (run.parent / "release-tiny").exists()
 
 
 def test_refuses_results_bound_to_no_weights(run: Path) -> None:
-    folder = run / "eval" / "ev4"
-    folder.mkdir(parents=True)
-    (folder / "meta.json").write_text(json.dumps({"metrics": {"passed": 1, "n": 2}}))
+    _write_eval(run, "ev4", None, {"checks_passed": 1.0, "checks_total": 2.0})
     with pytest.raises(ReleaseError, match="weights_sha256 is missing"):
         _stage(run)
 

@@ -1,27 +1,24 @@
-"""Reading a run's evaluation results (`RUN/eval/<suite>/`) for its release card.
+"""Reading a run's evaluation results (`RUN/eval/<suite>/`, written by `rsi-hub eval`) for its card.
 
-What is read, per suite folder: `meta.json` with `weights_sha256` (the sha256 of the weights that
-were scored, as `rsi_hub.hashing.weights_sha256` computes it) and the scores, either in
-`meta.json` itself (under `metrics` or `results`) or in lm-evaluation-harness result files
-(`results*.json`, `{"results": {task: {"metric,filter": value}}}`). A suite folder without
-`meta.json` or without a weights hash is refused: a number not bound to weights is not reported.
+Each suite folder is read through `rsi_hub.evaluate.store` (`results.json` from lm-eval and
+`meta.json` with the sha256 of the weights that were scored). A folder whose `meta.json` records
+no weights hash, or another one than the weights being released, is refused: a number not bound
+to these weights is never printed in their card.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rsi_hub.errors import ReleaseError
+from rsi_hub.errors import ReleaseError, RsiHubError
+from rsi_hub.evaluate.store import EVAL_DIR, META_FILE, SuiteRecord, read_suite_dir
 
-EVAL_DIR = "eval"
-META_FILE = "meta.json"
-# Count metrics (passed out of n) in the order they are looked for, then rate metrics.
-_COUNT_KEYS = (("passed", "n"), ("prompts_passed", "prompts"), ("checks_passed", "checks"))
-_RATE_KEYS = ("acc_norm", "acc", "accuracy", "prompt_acc", "exact_match")
+# Count metrics (passed, out of) of each kind of task, then rate metrics, in the order looked for.
+_COUNT_KEYS = (("pass_count", None), ("checks_passed", "checks_total"))
+_RATE_KEYS = ("acc_norm", "acc")
 _LEADING_NUMBER = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?")
 
 
@@ -55,66 +52,50 @@ class SuiteResult:
         return abs(stated - self.value) < 5e-5
 
 
-def _flatten_metrics(metrics: dict[str, Any]) -> dict[str, Any]:
-    # lm-eval names metrics "acc_norm,none"; keep the metric's own name.
-    return {key.split(",")[0]: value for key, value in metrics.items()}
-
-
-def _lm_eval_metrics(folder: Path) -> dict[str, Any]:
-    metrics: dict[str, Any] = {}
-    for path in sorted(folder.rglob("results*.json")):
-        results = json.loads(path.read_text(encoding="utf-8")).get("results", {})
-        for task_metrics in results.values():
-            if isinstance(task_metrics, dict):
-                metrics.update(_flatten_metrics(task_metrics))
-    return metrics
-
-
-def _score(metrics: dict[str, Any]) -> tuple[float, int | None, int | None] | None:
-    for passed_key, n_key in _COUNT_KEYS:
-        passed, n = metrics.get(passed_key), metrics.get(n_key)
-        if isinstance(passed, int) and isinstance(n, int) and n > 0:
-            return passed / n, passed, n
-    for key in _RATE_KEYS:
-        value = metrics.get(key)
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            return float(value), None, None
+def _as_count(value: Any) -> int | None:
+    # lm-eval aggregates sums as floats (562.0).
+    if isinstance(value, int | float) and not isinstance(value, bool) and float(value).is_integer():
+        return int(value)
     return None
 
 
-def read_suite_result(folder: Path) -> SuiteResult:
-    """Read one `RUN/eval/<suite>/` folder.
+def _n_samples(record: SuiteRecord, task: str) -> int | None:
+    n = (record.meta.get("n_samples") or {}).get(task)
+    return n if isinstance(n, int) else None
+
+
+def suite_result(record: SuiteRecord) -> SuiteResult:
+    """The headline score of one finished evaluation.
 
     Raises:
-        ReleaseError: no `meta.json`, no weights hash in it, or no score found (names the file).
+        ReleaseError: no weights hash in `meta.json`, or no score in `results.json`.
     """
-    meta_path = folder / META_FILE
-    fix = f"re-run `rsi-hub eval RUN --suite {folder.name}` or delete {folder}"
-    if not meta_path.is_file():
+    suite = str(record.meta.get("suite") or record.folder.name)
+    fix = f"re-run `rsi-hub eval RUN --suite {suite}` or move {record.folder} away"
+    weights = record.meta.get("weights_sha256")
+    if not isinstance(weights, str) or not weights:
         raise ReleaseError(
-            f"{meta_path}: missing, so these results are bound to no weights; {fix}."
+            f"{record.folder / META_FILE}: field weights_sha256 is missing, so these results are "
+            f"bound to no weights; {fix}."
         )
     try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as err:
-        raise ReleaseError(f"{meta_path}: not valid JSON ({err}); {fix}.") from err
-    weights = meta.get("weights_sha256")
-    if not isinstance(weights, str) or not weights:
-        raise ReleaseError(f"{meta_path}: field weights_sha256 is missing; {fix}.")
-    metrics = _flatten_metrics(meta.get("metrics") or meta.get("results") or {})
-    score = _score(metrics) or _score(_lm_eval_metrics(folder))
-    if score is None:
-        raise ReleaseError(f"{meta_path}: no score found (passed/n or acc_norm/acc); {fix}.")
-    value, passed, n = score
-    limit = meta.get("limit")
-    return SuiteResult(
-        suite=str(meta.get("suite") or folder.name),
-        folder=folder,
-        weights_sha256=weights,
-        value=value,
-        passed=passed,
-        n=n,
-        limit=limit if isinstance(limit, int) else None,
+        metrics = record.metrics(suite)
+    except RsiHubError as err:
+        raise ReleaseError(f"{err}; {fix}.") from err
+    limit = record.meta.get("limit")
+    common = {"suite": suite, "folder": record.folder, "weights_sha256": weights}
+    common["limit"] = limit if isinstance(limit, int) else None
+    for passed_key, total_key in _COUNT_KEYS:
+        passed = _as_count(metrics.get(passed_key))
+        total = _as_count(metrics.get(total_key)) if total_key else _n_samples(record, suite)
+        if passed is not None and total:
+            return SuiteResult(value=passed / total, passed=passed, n=total, **common)
+    for key in _RATE_KEYS:
+        value = metrics.get(key)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return SuiteResult(value=float(value), n=_n_samples(record, suite), **common)
+    raise ReleaseError(
+        f"{record.folder}: no score (pass_count, checks_passed, acc_norm or acc); {fix}."
     )
 
 
@@ -133,8 +114,15 @@ def read_eval_results(run: str | Path, weights_sha256: str) -> dict[str, SuiteRe
     if not eval_dir.is_dir():
         return {}
     results: dict[str, SuiteResult] = {}
-    for folder in sorted(p for p in eval_dir.iterdir() if p.is_dir()):
-        result = read_suite_result(folder)
+    # Hidden folders are evaluate's half-written or replaced copies, never results.
+    for folder in sorted(
+        p for p in eval_dir.iterdir() if p.is_dir() and not p.name.startswith(".")
+    ):
+        try:
+            record = read_suite_dir(run, folder.name)
+        except RsiHubError as err:
+            raise ReleaseError(f"{err}; re-run `rsi-hub eval` or move {folder} away.") from err
+        result = suite_result(record)
         if result.weights_sha256 != weights_sha256:
             raise ReleaseError(
                 f"{folder / META_FILE}: scored weights {result.weights_sha256[:12]}…, but the "

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from rsi_hub.chat import validate_model_folder
 from rsi_hub.errors import ReleaseError
-from rsi_hub.hashing import SAFETENSORS_INDEX, combine_weight_digests, weight_files
+from rsi_hub.evaluate.provenance import WEIGHTS_GLOB, manifest_sha256
 from rsi_hub.release.card import render_card
 from rsi_hub.release.eval_results import SuiteResult, read_eval_results
 from rsi_hub.release.evidence import TRAINING_EVIDENCE_FILE, evidence_problems, read_evidence
@@ -26,6 +26,7 @@ from rsi_hub.release.facts import LICENSE_FILE, Facts, load_facts
 from rsi_hub.release.manifest import MANIFEST_FILE, Manifest, build_manifest, cached_sha256
 
 CONFIG_FILE = "config.json"
+SAFETENSORS_INDEX = "model.safetensors.index.json"
 README_FILE = "README.md"
 # Small files shipped as they are in the run (those that exist); the serving files among them
 # were checked against the contract before anything is staged.
@@ -54,6 +55,26 @@ class StagedRelease:
     link_mode: str  # "hardlink", "copy" or "hardlink+copy"
     results: dict[str, SuiteResult]
     notes: list[str]
+
+
+def weight_files(folder: Path) -> list[Path]:
+    """The weight shards of a model folder, in name order (those `weights_sha256` covers).
+
+    Raises:
+        ReleaseError: there are none.
+    """
+    files = sorted(p for p in folder.glob(WEIGHTS_GLOB) if p.is_file())
+    if not files:
+        raise ReleaseError(
+            f"{folder}: no {WEIGHTS_GLOB} file; save the model with save_pretrained (safetensors)."
+        )
+    return files
+
+
+def weights_digest(files: list[Path]) -> str:
+    """The weights sha256 of shards (hashed in parallel, once per process)."""
+    digests = cached_sha256(files)
+    return manifest_sha256({p.name: digests[p] for p in files})
 
 
 def link_or_copy(src: Path, dst: Path) -> str:
@@ -152,13 +173,9 @@ def stage_release(
     out = Path(out) if out is not None else default_out(run, name)
     _prepare_out(out, run, force)
 
-    try:
-        weights = weight_files(run)
-    except FileNotFoundError as err:
-        raise ReleaseError(str(err)) from err
+    weights = weight_files(run)
     log(f"hashing {len(weights)} weight file(s) of {run}")
-    digests = cached_sha256(weights)
-    weights_sha = combine_weight_digests({p.name: digests[p] for p in weights})
+    weights_sha = weights_digest(weights)
     results = read_eval_results(run, weights_sha)
     log(f"weights sha256 {weights_sha}; evaluation results: {', '.join(results) or 'none'}")
 

@@ -22,16 +22,20 @@ import yaml
 from rsi_hub.chat import STOP_TOKEN_IDS, load_system_prompt, render
 from rsi_hub.chat.serving import serving_contract_problems
 from rsi_hub.errors import ReleaseError
-from rsi_hub.hashing import SAFETENSORS_INDEX, combine_weight_digests, weight_files
 from rsi_hub.release.evidence import TRAINING_EVIDENCE_FILE, evidence_problems, read_evidence
 from rsi_hub.release.facts import LICENSE_FILE, Facts
 from rsi_hub.release.manifest import (
     MANIFEST_FILE,
-    cached_sha256,
     manifest_problems,
     read_manifest,
 )
-from rsi_hub.release.stage import CONFIG_FILE, README_FILE
+from rsi_hub.release.stage import (
+    CONFIG_FILE,
+    README_FILE,
+    SAFETENSORS_INDEX,
+    weight_files,
+    weights_digest,
+)
 
 RESTAGE = "stage the release again with `rsi-hub release RUN`"
 PROBE_MESSAGES = [{"role": "user", "content": "Say hello in exactly two words."}]
@@ -50,15 +54,21 @@ def safetensors_tensor_names(path: Path) -> set[str]:
 def _weights_problems(folder: Path, manifest_sha: str) -> list[str]:
     try:
         files = weight_files(folder)
-    except FileNotFoundError as err:
-        return [f"{err}; {RESTAGE}."]
+    except ReleaseError as err:
+        return [f"{err} Then {RESTAGE}."]
     problems = []
     index_path = folder / SAFETENSORS_INDEX
     if index_path.is_file():
         weight_map: dict[str, str] = json.loads(index_path.read_text(encoding="utf-8"))[
             "weight_map"
         ]
-        for shard in sorted(set(weight_map.values())):
+        named = set(weight_map.values())
+        for shard in sorted(named):
+            if not (folder / shard).is_file():
+                problems.append(
+                    f"{folder / shard}: named in {SAFETENSORS_INDEX} but missing; {RESTAGE}."
+                )
+                continue
             names = safetensors_tensor_names(folder / shard)
             absent = [t for t, s in weight_map.items() if s == shard and t not in names]
             if absent:
@@ -66,8 +76,12 @@ def _weights_problems(folder: Path, manifest_sha: str) -> list[str]:
                     f"{folder / shard}: lacks {len(absent)} tensor(s) that {SAFETENSORS_INDEX} "
                     f"places there (e.g. {absent[0]}); re-save the checkpoint and {RESTAGE}."
                 )
-    digests = cached_sha256(files)
-    actual = combine_weight_digests({p.name: digests[p] for p in files})
+        problems += [
+            f"{path}: not named in {SAFETENSORS_INDEX}; remove it from the run and {RESTAGE}."
+            for path in files
+            if path.name not in named
+        ]
+    actual = weights_digest(files)
     if actual != manifest_sha:
         problems.append(
             f"{folder / MANIFEST_FILE}: weights_sha256 is {manifest_sha[:12]}… but the staged "
