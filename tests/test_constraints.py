@@ -181,6 +181,14 @@ def test_every_extracted_type_has_a_label() -> None:
     assert describe({"type": "sent", "n": 1}) == "exactly 1 sentence"
 
 
+def test_every_extracted_spec_is_valid_for_the_checker() -> None:
+    from rsi_hub.checker import check
+
+    specs = [spec for _, expected in CASES for spec in expected]
+    verdict = check("", specs)  # raises CheckError on any malformed spec
+    assert len(verdict.results) == len(specs)
+
+
 def test_long_hostile_message_is_fast() -> None:
     message = ("do not use the words " + "a, " * 5000 + " exactly " * 5000 + '"' * 5000) * 4
     start = time.perf_counter()

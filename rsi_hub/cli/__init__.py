@@ -24,6 +24,7 @@ COMMAND_MODULES: list[str] = [
     "compare",
     "failures",
     "release",
+    "space",
 ]
 
 
