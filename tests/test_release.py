@@ -101,6 +101,21 @@ def test_copies_when_hard_links_fail_and_validates(run: Path, monkeypatch) -> No
     assert release_problems(staged.folder, staged.facts, load_model=False) == []
 
 
+def test_a_copy_that_does_not_match_the_hashed_source_is_refused(
+    tmp_path: Path, monkeypatch
+) -> None:
+    from rsi_hub.release.stage import link_or_copy
+
+    def no_link(src: object, dst: object) -> None:
+        raise OSError(errno.EXDEV, "Invalid cross-device link")
+
+    monkeypatch.setattr(os, "link", no_link)
+    src = tmp_path / "model.safetensors"
+    src.write_bytes(b"weights")
+    with pytest.raises(ReleaseError, match="changed while it was being staged"):
+        link_or_copy(src, tmp_path / "copy.safetensors", hashlib.sha256(b"other").hexdigest())
+
+
 def test_auto_map_is_stripped(run: Path) -> None:
     _edit_json(run / "config.json", auto_map={"AutoModelForCausalLM": "modeling_x.NemotronH"})
     staged = _stage(run)

@@ -38,6 +38,11 @@ def cached_sha256(paths: list[Path]) -> dict[Path, str]:
     return {path: _DIGESTS[keys[path]] for path in paths}
 
 
+def remember_sha256(path: Path, digest: str) -> None:
+    """Record the digest of a file this process just wrote (and hashed while writing)."""
+    _DIGESTS[_stat_key(path)] = digest
+
+
 def git_blob_sha1(path: str | Path) -> str:
     """The git object id of a file's content (what the Hub reports for files not stored in LFS)."""
     path = Path(path)

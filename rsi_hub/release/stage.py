@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import errno
+import hashlib
 import json
 import os
 import shutil
@@ -19,11 +20,18 @@ from pathlib import Path
 from rsi_hub.chat import validate_model_folder
 from rsi_hub.errors import ReleaseError
 from rsi_hub.evaluate.provenance import WEIGHTS_GLOB, manifest_sha256
+from rsi_hub.hashing import BLOCK_SIZE
 from rsi_hub.release.card import render_card
 from rsi_hub.release.eval_results import SuiteResult, read_eval_results
 from rsi_hub.release.evidence import TRAINING_EVIDENCE_FILE, evidence_problems, read_evidence
 from rsi_hub.release.facts import LICENSE_FILE, Facts, load_facts
-from rsi_hub.release.manifest import MANIFEST_FILE, Manifest, build_manifest, cached_sha256
+from rsi_hub.release.manifest import (
+    MANIFEST_FILE,
+    Manifest,
+    build_manifest,
+    cached_sha256,
+    remember_sha256,
+)
 
 CONFIG_FILE = "config.json"
 SAFETENSORS_INDEX = "model.safetensors.index.json"
@@ -77,8 +85,28 @@ def weights_digest(files: list[Path]) -> str:
     return manifest_sha256({p.name: digests[p] for p in files})
 
 
-def link_or_copy(src: Path, dst: Path) -> str:
-    """Hard-link `src` to `dst`, or copy it when the file system cannot; return which was done."""
+def copy_hashing(src: Path, dst: Path) -> str:
+    """Copy `src` to `dst` and return the sha256 of the bytes written, in one read of `src`."""
+    digest = hashlib.sha256()
+    buffer = bytearray(BLOCK_SIZE)
+    view = memoryview(buffer)
+    with open(src, "rb", buffering=0) as source, open(dst, "wb", buffering=0) as target:
+        while read := source.readinto(buffer):
+            digest.update(view[:read])
+            target.write(view[:read])
+    return digest.hexdigest()
+
+
+def link_or_copy(src: Path, dst: Path, sha256: str) -> str:
+    """Hard-link `src` to `dst`, or copy it when the file system cannot; return which was done.
+
+    A copy is hashed as it is written and must match `sha256` (the source's digest when it was
+    hashed for the release), so a file changed mid-staging is caught and a copy is never hashed
+    twice.
+
+    Raises:
+        ReleaseError: the copied bytes do not match `sha256`.
+    """
     try:
         os.link(src, dst)
         return "hardlink"
@@ -86,7 +114,10 @@ def link_or_copy(src: Path, dst: Path) -> str:
         # Another file system (EXDEV), or one without hard links (EPERM on some mounts, ENOTSUP).
         if err.errno not in (errno.EXDEV, errno.EPERM, errno.ENOTSUP, errno.EMLINK, errno.EACCES):
             raise
-    shutil.copyfile(src, dst)
+    written = copy_hashing(src, dst)
+    if written != sha256:
+        raise ReleaseError(f"{src}: changed while it was being staged; stage the release again.")
+    remember_sha256(dst, written)
     return "copy"
 
 
@@ -175,7 +206,8 @@ def stage_release(
 
     weights = weight_files(run)
     log(f"hashing {len(weights)} weight file(s) of {run}")
-    weights_sha = weights_digest(weights)
+    digests = cached_sha256(weights)
+    weights_sha = manifest_sha256({p.name: digests[p] for p in weights})
     results = read_eval_results(run, weights_sha)
     log(f"weights sha256 {weights_sha}; evaluation results: {', '.join(results) or 'none'}")
 
@@ -185,7 +217,7 @@ def stage_release(
     building.mkdir(parents=True)
     modes = set()
     for src in weights:
-        modes.add(link_or_copy(src, building / src.name))
+        modes.add(link_or_copy(src, building / src.name, digests[src]))
     if (run / SAFETENSORS_INDEX).is_file():
         shutil.copyfile(run / SAFETENSORS_INDEX, building / SAFETENSORS_INDEX)
     notes: list[str] = []
