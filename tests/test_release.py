@@ -15,6 +15,7 @@ from rsi_hub.cli import main
 from rsi_hub.errors import ReleaseError, ServingContractError
 from rsi_hub.evaluate.provenance import weights_sha256
 from rsi_hub.release import load_facts, read_manifest, release_problems, stage_release
+from rsi_hub.release.evidence import evidence_problems
 from rsi_hub.release.manifest import MANIFEST_FILE
 from rsi_hub.release.validate import _load_problems
 
@@ -149,12 +150,44 @@ def test_refuses_results_bound_to_no_weights(run: Path) -> None:
 def test_refuses_incomplete_evidence(run: Path) -> None:
     evidence = json.loads((run / "training_evidence.json").read_text())
     del evidence["seed"]
-    evidence["model_type"] = "llama"
+    evidence["optimizer_steps"] = None
     (run / "training_evidence.json").write_text(json.dumps(evidence))
     with pytest.raises(ReleaseError) as info:
         _stage(run)
-    assert "field 'seed' is missing" in str(info.value)
-    assert "field 'model_type' is 'llama' but the card states 'nemotron_h'" in str(info.value)
+    assert "training_evidence.json: field 'seed' is missing" in str(info.value)
+    assert "field 'optimizer_steps' is missing or empty" in str(info.value)
+    assert not (run.parent / "release-tiny").exists()
+
+
+def _card_evidence() -> dict:
+    """Evidence as `rsi-hub train` writes it for the run the LA2b200s card describes."""
+    return {
+        "status": "completed",
+        "base_model": {
+            "id": "nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-Base-BF16",
+            "revision": "434456c9a6753f29d24e23c95d622aaf17111b3b",
+        },
+        "slurm": {"job_id": "5773", "state": "COMPLETED"},
+        "optimizer_steps": 200,
+        "data": {"mix": "iflensyn:33000", "dataset_sha256": "7076902b" + "0" * 56},
+        "hyperparameters": {"learning_rate": 4e-7},
+        "seed": 981,
+        "libraries": {"torch": "2.13.0"},
+    }
+
+
+def test_la2b200s_evidence_must_state_what_the_card_states() -> None:
+    facts = load_facts("LA2b200s")
+    assert evidence_problems(_card_evidence(), facts, "e.json") == []
+    evidence = _card_evidence()
+    evidence["slurm"]["state"] = "FAILED"
+    evidence["data"]["dataset_sha256"] = "ffff" + "0" * 60
+    del evidence["base_model"]["revision"]
+    problems = evidence_problems(evidence, facts, "e.json")
+    assert len(problems) == 3
+    assert "field 'slurm.state' is 'FAILED' but the card states 'COMPLETED'" in problems[1]
+    assert "field 'data.dataset_sha256'" in problems[2] and "7076902b…" in problems[2]
+    assert "field 'base_model.revision' is missing" in problems[0]
 
 
 def test_refuses_a_run_breaking_the_serving_contract(run: Path) -> None:
