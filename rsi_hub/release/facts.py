@@ -129,10 +129,11 @@ def _load_yaml(path: Path) -> dict[str, Any]:
     return data
 
 
-def _need(data: dict[str, Any], key: str, kind: type | tuple[type, ...], path: Path) -> Any:
+def _need(data: dict[str, Any], key: str, kind: type, path: Path) -> Any:
     value = data.get(key)
     if not isinstance(value, kind) or value in ("", [], {}):
-        raise ReleaseError(f"{path}: field {key!r} is missing or not a {kind}; add it.")
+        what = {str: "text", list: "list", dict: "mapping"}.get(kind, kind.__name__)
+        raise ReleaseError(f"{path}: field {key!r} is missing or not a non-empty {what}; add it.")
     return value
 
 

@@ -99,9 +99,7 @@ class Manifest:
 def build_manifest(folder: str | Path, *, name: str, repo_id: str, weights_sha256: str) -> Manifest:
     """Hash every file under `folder` (but an existing manifest) into a manifest."""
     folder = Path(folder)
-    paths = sorted(
-        p for p in folder.rglob("*") if p.is_file() and p.relative_to(folder) != Path(MANIFEST_FILE)
-    )
+    paths = sorted(p for p in folder.rglob("*") if p.is_file() and p != folder / MANIFEST_FILE)
     digests = cached_sha256(paths)
     files = {
         p.relative_to(folder).as_posix(): FileEntry(size=p.stat().st_size, sha256=digests[p])
@@ -140,11 +138,8 @@ def manifest_problems(folder: str | Path, manifest: Manifest) -> list[str]:
     """Every file missing, extra, or of another size or sha256 than the manifest says."""
     folder = Path(folder)
     fix = "stage the release again with `rsi-hub release RUN`"
-    on_disk = {
-        p.relative_to(folder).as_posix()
-        for p in folder.rglob("*")
-        if p.is_file() and p.name != MANIFEST_FILE
-    }
+    on_disk = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
+    on_disk.discard(MANIFEST_FILE)
     problems = [
         f"{folder / rel}: listed in {MANIFEST_FILE} but missing; {fix}."
         for rel in sorted(set(manifest.files) - on_disk)

@@ -147,8 +147,10 @@ def _load_problems(folder: Path) -> list[str]:
     import torch
     from transformers import LogitsProcessorList, pipeline
 
+    # On a GPU machine the 30B model loads across the GPUs; on a CPU it needs its ~60 GB in RAM.
+    placement = {"device_map": "auto"} if torch.cuda.is_available() else {}
     try:
-        chat = pipeline("text-generation", model=str(folder), dtype="auto")
+        chat = pipeline("text-generation", model=str(folder), dtype="auto", **placement)
     except Exception as err:  # any load failure is a release blocker, reported with its cause
         return [
             f"{folder}: transformers.pipeline cannot load it ({type(err).__name__}: {err}); fix "
