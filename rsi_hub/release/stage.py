@@ -60,7 +60,7 @@ class StagedRelease:
     folder: Path
     facts: Facts
     manifest: Manifest
-    link_mode: str  # "hardlink", "copy" or "hardlink+copy"
+    link_mode: str  # "hardlink", "copy" or "copy+hardlink" (some of each)
     results: dict[str, SuiteResult]
     notes: list[str]
 
@@ -165,6 +165,30 @@ def _check_run(run: Path, facts: Facts) -> None:
         )
 
 
+def _place_weights(run: Path, building: Path, digests: dict[Path, str]) -> str:
+    """Link (or copy) the shards and copy their index; return the link mode."""
+    modes = {link_or_copy(src, building / src.name, digest) for src, digest in digests.items()}
+    if (run / SAFETENSORS_INDEX).is_file():
+        shutil.copyfile(run / SAFETENSORS_INDEX, building / SAFETENSORS_INDEX)
+    return "+".join(sorted(modes))
+
+
+def _write_files(run: Path, building: Path, facts: Facts) -> list[str]:
+    """`config.json` (without auto_map), the run's small files and the licence; return notes."""
+    notes = []
+    config, stripped = strip_auto_map(json.loads((run / CONFIG_FILE).read_text(encoding="utf-8")))
+    if stripped:
+        notes.append(
+            f"{CONFIG_FILE}: removed auto_map (it points at code this release does not ship)"
+        )
+    (building / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    for file_name in RUN_FILES:
+        if (run / file_name).is_file():
+            shutil.copyfile(run / file_name, building / file_name)
+    (building / LICENSE_FILE).write_text(facts.license_text, encoding="utf-8")
+    return notes
+
+
 def stage_release(
     run: str | Path,
     *,
@@ -215,34 +239,22 @@ def stage_release(
     if building.exists():
         shutil.rmtree(building)  # left by an interrupted staging
     building.mkdir(parents=True)
-    modes = set()
-    for src in weights:
-        modes.add(link_or_copy(src, building / src.name, digests[src]))
-    if (run / SAFETENSORS_INDEX).is_file():
-        shutil.copyfile(run / SAFETENSORS_INDEX, building / SAFETENSORS_INDEX)
-    notes: list[str] = []
-    config, stripped = strip_auto_map(json.loads((run / CONFIG_FILE).read_text(encoding="utf-8")))
-    if stripped:
-        notes.append(
-            f"{CONFIG_FILE}: removed auto_map (it points at code this release does not ship)"
+    try:
+        link_mode = _place_weights(run, building, {p: digests[p] for p in weights})
+        notes = _write_files(run, building, facts)
+        card = render_card(facts, results=results, weights_sha256=weights_sha)
+        (building / README_FILE).write_text(card.text, encoding="utf-8")
+        notes.extend(card.notes)
+        manifest = build_manifest(
+            building, name=name, repo_id=facts.repo_id, weights_sha256=weights_sha
         )
-    (building / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
-    for file_name in RUN_FILES:
-        if (run / file_name).is_file():
-            shutil.copyfile(run / file_name, building / file_name)
-    (building / LICENSE_FILE).write_text(facts.license_text, encoding="utf-8")
-    card = render_card(facts, results=results, weights_sha256=weights_sha)
-    (building / README_FILE).write_text(card.text, encoding="utf-8")
-    notes.extend(card.notes)
-    manifest = build_manifest(
-        building, name=name, repo_id=facts.repo_id, weights_sha256=weights_sha
-    )
-    manifest.write(building)
-
+        manifest.write(building)
+    except BaseException:
+        shutil.rmtree(building, ignore_errors=True)  # never leave a half-made release
+        raise
     if out.exists():
         shutil.rmtree(out)
     building.rename(out)
-    link_mode = "+".join(sorted(modes))
     log(
         f"staged {len(manifest.files) + 1} files ({manifest.total_bytes:,} bytes) in {out}; weights: {link_mode}"
     )
