@@ -27,3 +27,10 @@ class SuiteFileError(RsiHubError):
 
 class PrefSourceError(RsiHubError):
     """Preference pairs could not be loaded from the requested source; the message says why."""
+
+
+class ReleaseError(RsiHubError):
+    """A release cannot be staged, validated or pushed; the message names the file and the fix.
+
+    Nothing is pushed when this is raised before the push step.
+    """

@@ -24,6 +24,8 @@ COMMAND_MODULES: list[str] = [
     "eval",
     "compare",
     "failures",
+    "release",
+    "space",
 ]
 
 

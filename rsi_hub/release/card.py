@@ -1,0 +1,125 @@
+"""Rendering a release's model card (`README.md`) from its facts and the run's evaluation results."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import jinja2
+import yaml
+
+from rsi_hub.chat import load_system_prompt, templates_dir
+from rsi_hub.release.eval_results import SuiteResult
+from rsi_hub.release.facts import Facts, Table
+
+CARD_TEMPLATE = "model_card.md.jinja"
+# Marks a card cell replaced by a measured value that differs from what the facts state.
+DIFFERS_MARK = "‡"
+
+
+@dataclass(frozen=True)
+class RenderedCard:
+    """The card text and the notes on measured values that differ from the facts."""
+
+    text: str
+    notes: list[str]
+
+
+def md(text: str) -> str:
+    """Escape what Markdown would otherwise eat in card text: `<` (raw HTML such as `</s>`) and
+    `*` (emphasis, as in `prompts*.jsonl`)."""
+    return text.replace("<", "&lt;").replace("*", "\\*")
+
+
+def md_cell(text: str) -> str:
+    """`md` for a table cell, where `|` would also end the cell."""
+    return md(text).replace("|", "\\|")
+
+
+def markdown_table(header: list[str], rows: list[list[str]]) -> str:
+    """A GitHub-flavoured Markdown table; every cell is escaped with `md_cell`."""
+    lines = ["| " + " | ".join(md_cell(cell) for cell in header) + " |"]
+    lines.append("|" + "---|" * len(header))
+    lines.extend("| " + " | ".join(md_cell(cell) for cell in row) + " |" for row in rows)
+    return "\n".join(lines)
+
+
+def _fill_measured(
+    facts: Facts, results: dict[str, SuiteResult]
+) -> tuple[dict[str, list[list[str]]], list[str]]:
+    """Each table's rows with the uploaded checkpoint's cells taken from `results`.
+
+    A cell that already states the measured score keeps its text (the card's own formatting);
+    an empty cell (`—`) gets the measured value; a cell stating another value gets the measured
+    value marked with DIFFERS_MARK and a note, so a card never shows a number these weights did
+    not score next to results that they did.
+    """
+    rows = {name: [list(row) for row in table.rows] for name, table in facts.tables.items()}
+    notes: list[str] = []
+    for section in facts.sections:
+        for measured in section.measured:
+            table: Table = facts.tables[measured.table]
+            row_index = table.row_index(measured.row)
+            assert row_index is not None, "load_facts checks that measured rows exist"
+            row = rows[measured.table][row_index]
+            for column, suite in measured.columns.items():
+                result = results.get(suite)
+                if result is None:
+                    continue
+                index = table.header.index(column)
+                stated = row[index]
+                if result.agrees_with(stated):
+                    continue
+                if stated.strip() in ("", "—", "-"):
+                    row[index] = result.display
+                    continue
+                row[index] = f"{result.display} {DIFFERS_MARK}"
+                notes.append(
+                    f"{DIFFERS_MARK} {measured.row}, {column}: measured {result.display} on these "
+                    f"weights by rsi-hub eval ({result.folder.name}); the release facts state "
+                    f"{stated} ({facts.folder.name}/{measured.table})."
+                )
+    return rows, notes
+
+
+def front_matter(facts: Facts) -> str:
+    """The Hub's YAML metadata block (without the `---` fences)."""
+    return yaml.safe_dump(facts.hub_metadata, sort_keys=False, allow_unicode=True, width=10**9)
+
+
+def render_card(
+    facts: Facts, *, results: dict[str, SuiteResult], weights_sha256: str
+) -> RenderedCard:
+    """Render `README.md` for a release with `templates/model_card.md.jinja`.
+
+    Args:
+        facts: the release's facts folder, loaded.
+        results: the run's evaluation results, already checked against `weights_sha256`.
+        weights_sha256: the released weights' hash, printed in the card.
+    """
+    rows, notes = _fill_measured(facts, results)
+    tables = {
+        name: markdown_table(table.header, rows[name]) for name, table in facts.tables.items()
+    }
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(templates_dir()),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,  # Markdown, not HTML: text is escaped by the `md` filter instead.
+    )
+    env.filters["md"] = md
+    text = env.get_template(CARD_TEMPLATE).render(
+        front_matter=front_matter(facts),
+        repo_id=facts.repo_id,
+        title=facts.title,
+        intro=facts.intro,
+        sections=facts.sections,
+        has_evaluation_section=any(s.key == "evaluation" for s in facts.sections),
+        tables=tables,
+        system_prompt=load_system_prompt(),
+        measured=[results[s] for s in sorted(results)],
+        weights_sha256=weights_sha256,
+        notes=notes,
+    )
+    return RenderedCard(text=text, notes=notes)

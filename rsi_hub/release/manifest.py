@@ -1,0 +1,166 @@
+"""The release manifest: size and sha256 of every file of a staged release.
+
+`release_manifest.json` is shipped with the release (so users can check what they downloaded)
+and is what the push compares the remote repository against. It holds no timestamps: staging
+the same run twice gives the same bytes, so a re-run has nothing new to upload.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from rsi_hub.errors import ReleaseError
+from rsi_hub.hashing import BLOCK_SIZE, sha256_files
+
+MANIFEST_FILE = "release_manifest.json"
+MANIFEST_VERSION = 1
+
+# sha256 by (device, inode, size, mtime): a hard-linked shard is the same inode as the run's file,
+# so staging and validation in one process hash it once. Not ctime: creating a link changes it.
+_DIGESTS: dict[tuple[int, int, int, int], str] = {}
+
+
+def _stat_key(path: Path) -> tuple[int, int, int, int]:
+    st = path.stat()
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def cached_sha256(paths: list[Path]) -> dict[Path, str]:
+    """sha256 of each file, hashing in parallel only those not hashed before in this process."""
+    keys = {path: _stat_key(path) for path in paths}
+    todo = [path for path in paths if keys[path] not in _DIGESTS]
+    for path, digest in sha256_files(todo).items():
+        _DIGESTS[keys[path]] = digest
+    return {path: _DIGESTS[keys[path]] for path in paths}
+
+
+def remember_sha256(path: Path, digest: str) -> None:
+    """Record the digest of a file this process just wrote (and hashed while writing)."""
+    _DIGESTS[_stat_key(path)] = digest
+
+
+def git_blob_sha1(path: str | Path) -> str:
+    """The git object id of a file's content (what the Hub reports for files not stored in LFS)."""
+    path = Path(path)
+    digest = hashlib.sha1(f"blob {path.stat().st_size}\0".encode(), usedforsecurity=False)
+    with open(path, "rb") as handle:
+        while block := handle.read(BLOCK_SIZE):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class FileEntry:
+    """One file of a release."""
+
+    size: int
+    sha256: str
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """What a staged release holds: every file (but the manifest itself) with size and sha256."""
+
+    name: str
+    repo_id: str
+    weights_sha256: str
+    files: dict[str, FileEntry]
+
+    @property
+    def total_bytes(self) -> int:
+        """The size of all listed files together."""
+        return sum(entry.size for entry in self.files.values())
+
+    def to_json(self) -> str:
+        """The manifest file's exact text (sorted, so equal manifests are equal bytes)."""
+        data = {
+            "version": MANIFEST_VERSION,
+            "name": self.name,
+            "repo_id": self.repo_id,
+            "weights_sha256": self.weights_sha256,
+            "files": {
+                path: {"size": entry.size, "sha256": entry.sha256}
+                for path, entry in sorted(self.files.items())
+            },
+        }
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+    def write(self, folder: str | Path) -> Path:
+        """Write `release_manifest.json` into `folder`; return its path."""
+        path = Path(folder) / MANIFEST_FILE
+        path.write_text(self.to_json(), encoding="utf-8")
+        return path
+
+
+def build_manifest(folder: str | Path, *, name: str, repo_id: str, weights_sha256: str) -> Manifest:
+    """Hash every file under `folder` (but an existing manifest) into a manifest."""
+    folder = Path(folder)
+    paths = sorted(p for p in folder.rglob("*") if p.is_file() and p != folder / MANIFEST_FILE)
+    digests = cached_sha256(paths)
+    files = {
+        p.relative_to(folder).as_posix(): FileEntry(size=p.stat().st_size, sha256=digests[p])
+        for p in paths
+    }
+    return Manifest(name=name, repo_id=repo_id, weights_sha256=weights_sha256, files=files)
+
+
+def read_manifest(folder: str | Path) -> Manifest:
+    """Read the manifest of a staged release.
+
+    Raises:
+        ReleaseError: missing or malformed (names the file and the fix).
+    """
+    path = Path(folder) / MANIFEST_FILE
+    fix = "stage the release again with `rsi-hub release RUN`"
+    if not path.is_file():
+        raise ReleaseError(f"{path}: missing, so {folder} is not a staged release; {fix}.")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        files = {
+            rel: FileEntry(size=int(entry["size"]), sha256=str(entry["sha256"]))
+            for rel, entry in data["files"].items()
+        }
+        return Manifest(
+            name=str(data["name"]),
+            repo_id=str(data["repo_id"]),
+            weights_sha256=str(data["weights_sha256"]),
+            files=files,
+        )
+    except (json.JSONDecodeError, KeyError, TypeError, ValueError) as err:
+        raise ReleaseError(f"{path}: malformed ({err!r}); {fix}.") from err
+
+
+def manifest_problems(folder: str | Path, manifest: Manifest) -> list[str]:
+    """Every file missing, extra, or of another size or sha256 than the manifest says."""
+    folder = Path(folder)
+    fix = "stage the release again with `rsi-hub release RUN`"
+    on_disk = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
+    on_disk.discard(MANIFEST_FILE)
+    problems = [
+        f"{folder / rel}: listed in {MANIFEST_FILE} but missing; {fix}."
+        for rel in sorted(set(manifest.files) - on_disk)
+    ]
+    problems += [
+        f"{folder / rel}: not listed in {MANIFEST_FILE}; remove it or {fix}."
+        for rel in sorted(on_disk - set(manifest.files))
+    ]
+    present = sorted(set(manifest.files) & on_disk)
+    sized = [rel for rel in present if os.path.getsize(folder / rel) == manifest.files[rel].size]
+    problems += [
+        f"{folder / rel}: size {os.path.getsize(folder / rel)} but {MANIFEST_FILE} says "
+        f"{manifest.files[rel].size}; {fix}."
+        for rel in present
+        if rel not in sized
+    ]
+    digests = cached_sha256([folder / rel for rel in sized])
+    problems += [
+        f"{folder / rel}: sha256 {digests[folder / rel][:12]}… but {MANIFEST_FILE} says "
+        f"{manifest.files[rel].sha256[:12]}… (changed or corrupted after staging); {fix}."
+        for rel in sized
+        if digests[folder / rel] != manifest.files[rel].sha256
+    ]
+    return problems

@@ -1,0 +1,45 @@
+"""What the Gradio Space (`space/app.py`) and the main job share.
+
+- `extract_specs(message)`: the verifiable constraints a message states, as checker specs.
+- `checklist_for(message, reply)` / `format_checklist(items)`: those constraints judged on a
+  reply by `rsi_hub.checker` (the one checker).
+- `load_chat_model`, `stream_reply`: greedy streaming in the served configuration.
+- `answer_with_checklist(model, message)`: load with `pipeline`, answer, print the checklist.
+
+Uses `rsi_hub.chat` and `rsi_hub.checker` only. Generation imports torch and transformers
+lazily, so the extractor and the checklist stay cheap to import.
+"""
+
+from rsi_hub.space_support.answer import Answer, answer_with_checklist
+from rsi_hub.space_support.checklist import (
+    CHECKLIST_TITLE,
+    ChecklistItem,
+    checklist_for,
+    checklist_message,
+    format_checklist,
+    judge,
+)
+from rsi_hub.space_support.constraints import describe, extract_specs
+from rsi_hub.space_support.generation import (
+    ChatModel,
+    InputTooLongError,
+    load_chat_model,
+    stream_reply,
+)
+
+__all__ = [
+    "CHECKLIST_TITLE",
+    "Answer",
+    "ChatModel",
+    "ChecklistItem",
+    "InputTooLongError",
+    "answer_with_checklist",
+    "checklist_for",
+    "checklist_message",
+    "describe",
+    "extract_specs",
+    "format_checklist",
+    "judge",
+    "load_chat_model",
+    "stream_reply",
+]

@@ -1,0 +1,111 @@
+"""RSIAgent-Delta chat demo: streaming greedy replies, with a live checklist of the constraints
+stated in each message, judged by the same checker as the model's evaluation.
+
+Run locally from a checkout:  MODEL_ID=runs/demo python space/app.py
+(MODEL_ID defaults to the released repository, RSIArena/RSIAgent-Delta-Stage1.)
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+# From a checkout, use that checkout's rsi_hub (space/ sits beside rsi_hub/); on the Space, the
+# deploy command uploads rsi_hub/ next to this file, which Python finds on its own.
+_CHECKOUT = Path(__file__).resolve().parent.parent
+if (_CHECKOUT / "rsi_hub" / "__init__.py").is_file():
+    sys.path.insert(0, str(_CHECKOUT))
+
+import gradio as gr  # noqa: E402
+
+from rsi_hub.space_support import (  # noqa: E402
+    CHECKLIST_TITLE,
+    ChatModel,
+    InputTooLongError,
+    checklist_message,
+    extract_specs,
+    judge,
+    load_chat_model,
+    stream_reply,
+)
+
+DEFAULT_MODEL_ID = "RSIArena/RSIAgent-Delta-Stage1"
+MAX_NEW_TOKENS = int(os.environ.get("MAX_NEW_TOKENS", "1024"))
+EXAMPLES = [
+    "Describe a lighthouse in exactly forty words, and do not use the letter z.",
+    'Give three tips for sleeping well as exactly 3 bullet points. Start with "Sleep".',
+    'Return a JSON object with keys "city" and "country" for the capital of Japan.',
+]
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # multimodal parts: keep the text
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return str(content)
+
+
+def model_messages(history: list[dict[str, Any]], message: str) -> list[dict[str, str]]:
+    """The conversation the model reads: earlier turns without the checklists, then `message`."""
+    messages = []
+    for turn in history:
+        title = (turn.get("metadata") or {}).get("title")
+        if title == CHECKLIST_TITLE or turn.get("role") not in ("user", "assistant"):
+            continue
+        messages.append({"role": turn["role"], "content": _text(turn.get("content"))})
+    return [*messages, {"role": "user", "content": message}]
+
+
+def make_responder(chat: ChatModel):
+    """The ChatInterface function: yields the growing answer and its checklist under it."""
+
+    def respond(message: str, history: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
+        specs = extract_specs(message)
+        reply = ""
+        try:
+            for reply in stream_reply(
+                chat, model_messages(history, message), max_new_tokens=MAX_NEW_TOKENS
+            ):
+                yield [
+                    {"role": "assistant", "content": reply},
+                    checklist_message(judge(specs, reply), final=False),
+                ]
+        except InputTooLongError as err:
+            yield [{"role": "assistant", "content": f"⚠️ {err}"}]
+            return
+        yield [{"role": "assistant", "content": reply}, checklist_message(judge(specs, reply))]
+
+    return respond
+
+
+def build_demo(chat: ChatModel) -> gr.ChatInterface:
+    """The Gradio app for a loaded model."""
+    return gr.ChatInterface(
+        make_responder(chat),
+        title="RSIAgent-Delta",
+        description=(
+            f"Model: `{chat.model_id}`, greedy decoding with the served system prompt k0, "
+            "stops at <|im_end|>, at most 8,192 input tokens. Under each answer, a live checklist "
+            "of the verifiable constraints your message states (word, sentence and repetition "
+            "counts, forbidden letters and words, required opening or closing, bullets, JSON "
+            "keys …), judged by the checker used in the model's evaluation."
+        ),
+        examples=EXAMPLES,
+        cache_examples=False,
+        analytics_enabled=False,
+        flagging_mode="never",
+    )
+
+
+def main() -> None:
+    model_id = os.environ.get("MODEL_ID", DEFAULT_MODEL_ID)
+    # Server name and port come from GRADIO_SERVER_NAME / GRADIO_SERVER_PORT when set.
+    build_demo(load_chat_model(model_id)).queue().launch()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,152 @@
+"""The Space's logic without a browser: streaming with a live checklist, history, the input
+limit, the main job's answer-with-checklist, and the deploy command's exact upload."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType, SimpleNamespace
+from typing import Any
+
+import pytest
+
+from rsi_hub.chat import STOP_TOKEN_IDS
+from rsi_hub.space_support import (
+    CHECKLIST_TITLE,
+    answer_with_checklist,
+    checklist_for,
+    load_chat_model,
+)
+from rsi_hub.space_support.deploy import deploy_space, space_files
+
+APP = Path(__file__).resolve().parents[1] / "space" / "app.py"
+
+
+@pytest.fixture(scope="module")
+def app() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("space_app", APP)
+    module = importlib.util.module_from_spec(spec)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MAX_NEW_TOKENS", "12")  # read when the app module is imported
+        spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def chat(tiny_run: Path):
+    return load_chat_model(str(tiny_run))
+
+
+def test_reply_streams_with_a_live_checklist_then_a_final_one(app, chat, monkeypatch) -> None:
+    seen: dict[str, Any] = {}
+    generate = chat.model.generate
+
+    def spy(**kwargs: Any) -> Any:
+        seen.update(kwargs)
+        return generate(**kwargs)
+
+    monkeypatch.setattr(chat.model, "generate", spy)
+    updates = list(
+        app.make_responder(chat)("Answer in exactly two words. Do not use the letter q.", [])
+    )
+    assert len(updates) >= 3  # several partial answers, then the final one
+    for _, checklist in updates[:-1]:
+        assert checklist["metadata"]["status"] == "pending"
+        assert "still streaming" in checklist["content"]
+    answer, checklist = updates[-1]
+    assert "status" not in checklist["metadata"]
+    assert checklist["metadata"]["title"] == CHECKLIST_TITLE
+    assert "exactly 2 words" in checklist["content"] and "no “q” anywhere" in checklist["content"]
+    assert answer["content"] == updates[-2][0]["content"]  # the last streamed text is the answer
+    assert seen["eos_token_id"] == list(STOP_TOKEN_IDS) and seen["do_sample"] is False
+    assert seen["max_new_tokens"] == 12
+
+
+def test_next_turn_leaves_checklists_out_of_the_prompt(app) -> None:
+    history = [
+        {"role": "user", "content": "Hi in one word."},
+        {"role": "assistant", "content": "Hello", "metadata": None},
+        {"role": "assistant", "content": "**1 of 1 …**", "metadata": {"title": CHECKLIST_TITLE}},
+    ]
+    assert app.model_messages(history, "Again.") == [
+        {"role": "user", "content": "Hi in one word."},
+        {"role": "assistant", "content": "Hello"},
+        {"role": "user", "content": "Again."},
+    ]
+
+
+def test_over_long_input_gets_a_clear_message(app, chat) -> None:
+    updates = list(app.make_responder(chat)("sea " * 9000, []))
+    assert len(updates) == 1
+    (message,) = updates[0]
+    assert "over the model's limit of 8,192 input tokens" in message["content"]
+
+
+def test_answer_with_checklist_through_pipeline(tiny_run: Path) -> None:
+    printed: list[str] = []
+    answer = answer_with_checklist(
+        tiny_run, "Describe the sea in exactly forty words.", max_new_tokens=8, log=printed.append
+    )
+    assert [item.label for item in answer.checklist] == ["exactly 40 words"]
+    assert answer.checklist == checklist_for(answer.message, answer.reply)
+    assert printed[0].startswith("reply: ")
+    assert printed[1].startswith("Constraint checklist: ")
+    assert "[ ] exactly 40 words" in printed[1] or "[x] exactly 40 words" in printed[1]
+
+
+class SpaceHub:
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, tuple, dict]] = []
+
+    def __getattr__(self, name: str):
+        def record(*args: Any, **kwargs: Any) -> Any:
+            self.calls.append((name, args, kwargs))
+            return SimpleNamespace(commit_url="https://hf.co/commit/x")
+
+        return record
+
+
+def test_deploy_sends_the_app_and_what_it_imports_in_one_commit() -> None:
+    hub = SpaceHub()
+    deploy_space("me/chat", model_id="me/model", api=hub, log=lambda _: None)
+    names = [name for name, _, _ in hub.calls]
+    assert names == ["create_repo", "create_commit", "add_space_variable"]
+    assert hub.calls[0][2] == {
+        "repo_type": "space",
+        "space_sdk": "gradio",
+        "private": False,
+        "exist_ok": True,
+    }
+    paths = {op.path_in_repo for op in hub.calls[1][1][1]}
+    assert {"app.py", "README.md", "requirements.txt", "templates/chat_template.jinja"} <= paths
+    assert {"rsi_hub/checker/__init__.py", "rsi_hub/space_support/constraints.py"} <= paths
+    assert not any(
+        "__pycache__" in p or p.startswith(("rsi_hub/train", "rsi_hub/release")) for p in paths
+    )
+    assert hub.calls[2][1] == ("me/chat", "MODEL_ID", "me/model")
+
+
+def test_deployed_files_run_on_their_own(tmp_path: Path) -> None:
+    for path_in_repo, source in space_files().items():
+        (tmp_path / path_in_repo).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, tmp_path / path_in_repo)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    code = (
+        "import app, rsi_hub; print(rsi_hub.__file__); "
+        "print(app.extract_specs('Answer in exactly two words.'))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0].startswith(str(tmp_path))
+    assert "{'type': 'word_eq', 'n': 2}" in done.stdout

@@ -1,0 +1,107 @@
+"""The Space in a real browser: the app on 127.0.0.1 with the tiny checkpoint, driven by headless
+Chromium through Playwright; a message with constraints, the streamed reply, the checklist."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+APP = Path(__file__).resolve().parents[1] / "space" / "app.py"
+MESSAGE = 'Describe the sea in exactly forty words. Do not use the letter z. Start with "Waves".'
+START_TIMEOUT_S = 120
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_until_up(url: str, app: subprocess.Popen, log: Path) -> None:
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if app.poll() is not None:
+            pytest.fail(f"the app exited with {app.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return
+        except OSError:
+            time.sleep(0.5)
+    pytest.fail(
+        f"the app did not answer on {url} within {START_TIMEOUT_S} s:\n{log.read_text()[-3000:]}"
+    )
+
+
+@pytest.fixture
+def app_url(tiny_run: Path, tmp_path: Path):
+    port = _free_port()
+    env = {
+        **os.environ,
+        "MODEL_ID": str(tiny_run),
+        "MAX_NEW_TOKENS": "24",
+        "GRADIO_SERVER_NAME": "127.0.0.1",
+        "GRADIO_SERVER_PORT": str(port),
+        "GRADIO_ANALYTICS_ENABLED": "False",
+        "HF_HUB_OFFLINE": "1",
+    }
+    log = tmp_path / "app.log"
+    with log.open("w") as out:
+        app = subprocess.Popen(
+            [sys.executable, str(APP)], env=env, stdout=out, stderr=subprocess.STDOUT
+        )
+    try:
+        url = f"http://127.0.0.1:{port}/"
+        _wait_until_up(url, app, log)
+        yield url
+    finally:
+        app.terminate()
+        try:
+            app.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            app.kill()
+
+
+@pytest.mark.browser
+def test_chat_streams_a_reply_with_a_live_checklist(app_url: str, tmp_path: Path) -> None:
+    if not CHROMIUM.is_file():
+        pytest.fail(
+            f"{CHROMIUM} is missing: install Debian's chromium (`apt-get install chromium`, as "
+            "scripts/setup_tests.sh does); the browser test drives it through Playwright."
+        )
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=str(CHROMIUM),
+            headless=True,
+            args=["--no-sandbox", "--disable-background-networking"],
+        )
+        try:
+            page = browser.new_page(viewport={"width": 1100, "height": 900})
+            page.goto(app_url, wait_until="domcontentloaded")
+            box = page.get_by_role("textbox").first
+            expect(box).to_be_visible(timeout=30_000)
+            box.fill(MESSAGE)
+            box.press("Enter")
+            checklist = page.get_by_text("constraints met, judged by rsi_hub.checker").last
+            expect(checklist).to_be_visible(timeout=60_000)
+            # The final state: the "still streaming" note is gone once generation has ended.
+            expect(page.get_by_text("still streaming")).to_have_count(0, timeout=60_000)
+            expect(page.get_by_text("exactly 40 words").last).to_be_visible()
+            expect(page.get_by_text("no “z” anywhere").last).to_be_visible()
+            expect(page.get_by_text("starts with “Waves”").last).to_be_visible()
+            page.screenshot(path=str(tmp_path / "space.png"), full_page=True)
+            text = page.locator("body").inner_text()
+        finally:
+            browser.close()
+    assert MESSAGE in text
+    assert "3 constraints met" in text or "of 3 constraints met" in text
+    assert (tmp_path / "space.png").stat().st_size > 10_000
