@@ -19,6 +19,8 @@ COMMAND_MODULES: list[str] = [
     "demo",
     "tiny",
     "validate",
+    "prep",
+    "train",
 ]
 
 
