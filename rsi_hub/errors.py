@@ -18,6 +18,17 @@ class OutputDirNotEmptyError(RsiHubError):
     """An output folder already holds files and `--force` was not given."""
 
 
+class SuiteFileError(RsiHubError):
+    """A suite file is missing, malformed, fails its manifest hash, or would be overwritten.
+
+    The message names the file (and the line and field, for a bad row) and what to do.
+    """
+
+
+class PrefSourceError(RsiHubError):
+    """Preference pairs could not be loaded from the requested source; the message says why."""
+
+
 # --- data preparation and training (rsi_hub.data, rsi_hub.train) ---
 
 

@@ -19,6 +19,8 @@ COMMAND_MODULES: list[str] = [
     "demo",
     "tiny",
     "validate",
+    "check",
+    "suites",
     "prep",
     "train",
 ]
