@@ -227,3 +227,26 @@ def test_prep_cli_prints_the_table(tiny_run: Path, sft_file: Path, tmp_path: Pat
                 "--tokenizer", str(tiny_run), "--out", str(tmp_path / "x"), "--no-holdout-guard"])  # fmt: skip
     assert bad == 2
     assert "never training data" in capsys.readouterr().err
+
+
+def test_default_guard_uses_the_suite_index(tokenizer, tmp_path: Path) -> None:
+    from rsi_hub.suites import load_suite
+
+    exact = load_suite("if818").rows[0]["prompt"]
+    edited = (
+        "Please: " + load_suite("if3k").rows[5]["prompt"].upper() + " Thanks!"
+    )  # near-duplicate
+    held_out = [
+        {"messages": [{"role": "user", "content": exact}, {"role": "assistant", "content": "A."}]},
+        {"messages": [{"role": "user", "content": edited}, {"role": "assistant", "content": "B."}]},
+    ]
+    rows = [*_rows(5), *held_out]
+    path = tmp_path / "synthetic.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    result = prepare(
+        "iflensyn:all", tmp_path / "out", tokenizer=tokenizer, sources={"iflensyn": str(path)}
+    )
+    holdout = result.stats["holdout"]
+    assert holdout["guard"] == "HoldoutIndex" and holdout["dropped"] == 2
+    assert holdout["matched_ids_sample"][0] == load_suite("if818").rows[0]["id"]
+    assert result.samples == 5

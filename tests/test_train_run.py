@@ -186,3 +186,32 @@ def test_simpo_smoke_raises_the_reward_margin(tiny_run: Path, tmp_path: Path) ->
     assert result.evidence["trainer"].startswith("trl.experimental.cpo.CPOTrainer")
     assert result.evidence["hyperparameters"]["loss_type"] == "simpo"
     assert result.evidence["hyperparameters"]["cpo_alpha"] == 0.0
+
+
+def test_packed_path_builds_padding_free_batches(
+    tiny_run: Path, tmp_path: Path, monkeypatch
+) -> None:
+    # The GPU recipes' data path up to the model call (which needs the CUDA kernels): rows are
+    # packed by rsi-hub and TRL's collator derives the document boundaries from seq_lengths.
+    import rsi_hub.train.launch as launch
+
+    monkeypatch.setattr(launch, "missing_gpu_kernels", lambda: [])
+    recipe = load_recipe(
+        "smoke",
+        {"output_dir": str(tmp_path / "run"), "model": str(tiny_run), "packing": True, "max_length": 512,
+         "per_device_train_batch_size": 2},
+        trainer="sft",
+    )  # fmt: skip
+    run = build_trainer(recipe, holdout_matcher=HOLDOUT)
+    data = run.trainer.train_dataset
+    assert {"input_ids", "labels", "seq_lengths"} <= set(data.column_names)
+    prepared_tokens = read_stats(run.data_dir)["total"]["tokens"]
+    assert sum(len(ids) for ids in data["input_ids"]) == prepared_tokens  # nothing cut or lost
+    for row in data:
+        assert sum(row["seq_lengths"]) == len(row["input_ids"]) <= 512
+    batch = run.trainer.data_collator([data[0], data[1]])
+    assert "attention_mask" not in batch and batch["input_ids"].shape[0] == 1
+    starts = (batch["position_ids"][0] == 0).nonzero().flatten().tolist()
+    assert len(starts) == len(data[0]["seq_lengths"]) + len(data[1]["seq_lengths"])
+    assert batch["seq_idx"][0, starts[-1]] == len(starts) - 1
+    assert all(batch["labels"][0, s] == -100 for s in starts)  # no loss across documents

@@ -39,6 +39,7 @@ from rsi_hub.train.evidence import (
     write_evidence,
 )
 from rsi_hub.train.launch import require_packing_support
+from rsi_hub.train.packing import pack_for_training
 from rsi_hub.train.precision import DTYPE_BY_NAME, cast_saved_weights, keep_fp32_patterns
 from rsi_hub.train.recipes import TINY_MODEL, SFTRecipe, SimPORecipe, TrainRecipe
 
@@ -71,7 +72,11 @@ class TrainResult:
 
 
 def trl_arguments(recipe: TrainRecipe) -> dict[str, Any]:
-    """The keyword arguments of `SFTConfig` / `CPOConfig` for a recipe (transformers 5 names)."""
+    """The keyword arguments of `SFTConfig` / `CPOConfig` for a recipe (transformers 5 names).
+
+    For a packed recipe TRL sees `packing=False, padding_free=True`: the rows reach it already
+    packed by `rsi_hub.train.packing.pack_for_training`.
+    """
     args: dict[str, Any] = {
         "output_dir": str(recipe.run_dir / CHECKPOINTS_DIR),
         "max_steps": recipe.max_steps,
@@ -104,12 +109,13 @@ def trl_arguments(recipe: TrainRecipe) -> dict[str, Any]:
         "include_num_input_tokens_seen": "non_padding",
         "report_to": "none",
     }
-    if isinstance(recipe, SFTRecipe):
-        args.update(
-            packing=recipe.packing,
-            packing_strategy=recipe.packing_strategy,
-            shuffle_dataset=recipe.shuffle_dataset,
-        )
+    if isinstance(recipe, SFTRecipe) and recipe.packing:
+        # rsi-hub packs the rows itself (`packing.pack_for_training`: TRL's packer over large
+        # shards, >= 98 % real tokens); TRL then trains padding-free on the packed rows, whose
+        # `seq_lengths` give the document boundaries, and must not cut or re-pack them.
+        args.update(packing=False, padding_free=True, max_length=None, shuffle_dataset=False)
+    elif isinstance(recipe, SFTRecipe):
+        args.update(packing=False, shuffle_dataset=recipe.shuffle_dataset)
     elif isinstance(recipe, SimPORecipe):
         args.update(
             loss_type="simpo",
@@ -378,13 +384,15 @@ def build_trainer(
         model_path = resolve_model(recipe)
         tokenizer = load_tokenizer(model_path, recipe.model_revision)
         data_dir, stats = ensure_data(recipe, tokenizer, holdout_matcher)
-    dataset = load_prepared(data_dir)
-    columns = (
-        ["input_ids", "assistant_masks"]
-        if recipe.trainer == "sft"
-        else ["prompt", "chosen", "rejected"]
-    )
-    dataset = dataset.select_columns(columns)
+        sft = recipe.trainer == "sft"
+        columns = ["input_ids", "assistant_masks"] if sft else ["prompt", "chosen", "rejected"]
+        dataset = load_prepared(data_dir).select_columns(columns)
+        if isinstance(recipe, SFTRecipe) and recipe.packing:
+            # Packed once on the main process; the other ranks reuse the cached result.
+            seed = recipe.seed if recipe.shuffle_dataset else None
+            dataset = pack_for_training(
+                dataset, recipe.max_length, strategy=recipe.packing_strategy, seed=seed
+            )
 
     # FP32 master weights; compute dtype comes from autocast / FSDP mixed precision.
     model = AutoModelForCausalLM.from_pretrained(
