@@ -13,6 +13,7 @@ from transformers import TrainerCallback
 
 from rsi_hub.chat import BOS_TOKEN, IM_END_TOKEN, SPECIAL_TOKEN_IDS, validate_model_folder
 from rsi_hub.data import read_stats
+from rsi_hub.errors import RecipeError
 from rsi_hub.train import build_trainer, load_recipe, read_evidence, train
 
 pytestmark = pytest.mark.slow
@@ -50,20 +51,19 @@ class InterruptAfterSave(TrainerCallback):
             raise Interrupt(f"killed after checkpoint-{INTERRUPT_AT}")
 
 
+_SFT_OVERRIDES = {
+    "system": "keep",  # short rows keep the CPU test fast; k0 is covered by prep tests
+    "max_steps": STEPS,
+    "save_steps": INTERRUPT_AT,
+    "logging_steps": 1,
+    "max_length": 256,
+    "save_dtype": "bfloat16",
+}
+
+
 def _sft_recipe(output_dir: Path, model: str):
     return load_recipe(
-        "smoke",
-        {
-            "output_dir": str(output_dir),
-            "model": model,
-            "system": "keep",  # short rows keep the CPU test fast; k0 is covered by prep tests
-            "max_steps": STEPS,
-            "save_steps": INTERRUPT_AT,
-            "logging_steps": 1,
-            "max_length": 256,
-            "save_dtype": "bfloat16",
-        },
-        trainer="sft",
+        "smoke", {**_SFT_OVERRIDES, "output_dir": str(output_dir), "model": model}, trainer="sft"
     )
 
 
@@ -131,6 +131,17 @@ def test_killed_run_resumes_to_the_same_loss(sft_run, tiny_run: Path, tmp_path: 
     data_file = recipe.run_dir / "data" / "data.arrow"
     prepared_at = data_file.stat().st_mtime_ns
 
+    changed = load_recipe(
+        "smoke",
+        {
+            **_SFT_OVERRIDES,
+            "output_dir": str(recipe.run_dir),
+            "model": recipe.model,
+            "learning_rate": 1e-3,
+        },
+    )
+    with pytest.raises(RecipeError, match="changed: learning_rate"):
+        train(changed, holdout_matcher=HOLDOUT)  # a different recipe never resumes this run
     resumed = train(recipe, holdout_matcher=HOLDOUT)  # the same command, relaunched
     assert resumed.resumed_from == f"checkpoint-{INTERRUPT_AT}"
     assert data_file.stat().st_mtime_ns == prepared_at  # prepared data reused, not rebuilt

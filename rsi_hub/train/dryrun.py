@@ -17,6 +17,7 @@ import yaml
 from rsi_hub.data.mix import parse_mix
 from rsi_hub.data.sources import get_source, resource_path
 from rsi_hub.train.launch import accelerate_command, launch_config_path, missing_gpu_kernels
+from rsi_hub.train.packing import PACK_SHARD_ROWS
 from rsi_hub.train.recipes import TINY_MODEL, TrainRecipe
 from rsi_hub.train.run import CHECKPOINTS_DIR, DATA_DIR, _hyperparameters, trl_arguments, trl_config
 
@@ -121,6 +122,13 @@ def describe(recipe: TrainRecipe, argv: list[str] | None = None) -> dict[str, An
                 + f"; weight decay {recipe.weight_decay} except A_log, D, norms, biases"
             ),
             "hyperparameters": _hyperparameters(recipe, max(recipe.num_gpus, 1)),
+            "packing": (
+                f"rsi_hub.train.packing.pack_for_training: TRL {getattr(recipe, 'packing_strategy', 'bfd')} "
+                f"into {recipe.max_length}-token sequences over {PACK_SHARD_ROWS:,}-row shards, then "
+                "TRL trains padding-free (seq_idx keeps documents apart)"
+                if packed
+                else "none (one row per sequence, padded per batch)"
+            ),
             "sources": _source_status(recipe),
         },
         "trl_config": trl_arguments(recipe),

@@ -450,6 +450,16 @@ def train(
             )
         return TrainResult(run_dir, previous, skipped=True)
 
+    if previous is not None and previous.get("recipe") != recipe.to_dict():
+        changed = sorted(
+            key
+            for key in set(previous.get("recipe", {})) | set(recipe.to_dict())
+            if previous.get("recipe", {}).get(key) != recipe.to_dict().get(key)
+        )
+        raise RecipeError(
+            f"{run_dir} holds an unfinished run of a different recipe (changed: {', '.join(changed)}); "
+            "relaunch with the same recipe and overrides to resume, or set output_dir=... for a new run"
+        )
     run = build_trainer(recipe, callbacks=callbacks, holdout_matcher=holdout_matcher)
     trainer, last = run.trainer, run.resume_from
     resumed = Path(last).name if last else None

@@ -56,6 +56,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=4000)
     parser.add_argument(
+        "--rounds", type=int, default=3, help="interleaved repetitions; best of each is kept"
+    )
+    parser.add_argument(
         "--tokenizer", default=None, help="model folder (default: the tiny tokenizer)"
     )
     args = parser.parse_args()
@@ -78,27 +81,39 @@ def main() -> None:
         # Warm-up: template compilation, holdout index, datasets' JSON->Arrow cache of the source.
         prepare("iflensyn:200", Path(tmp) / "warm", **options)
 
-        timings = {}
-        for label, guard in (("prep (holdout guard on)", True), ("prep (guard off)", False)):
-            start = time.perf_counter()
-            result = prepare("iflensyn:all", Path(tmp) / "out", holdout_guard=guard, **options)
-            timings[label] = time.perf_counter() - start
-        tokens = result.stats["total"]["tokens"]
-
         texts = [
             render(r["messages"], add_generation_prompt=False, use_default_system_prompt=False)
             for r in rows
         ]
-        start = time.perf_counter()
-        bare_tokens = 0
-        for i in range(0, len(texts), BATCH_ROWS):
-            encoded = tokenizer(texts[i : i + BATCH_ROWS], add_special_tokens=False)["input_ids"]
-            bare_tokens += sum(len(ids) for ids in encoded)
-        bare = time.perf_counter() - start
 
-    print(f"{len(rows):,} conversations, {tokens:,} tokens (bare pass: {bare_tokens:,})")
+        def bare_pass() -> int:
+            count = 0
+            for i in range(0, len(texts), BATCH_ROWS):
+                encoded = tokenizer(texts[i : i + BATCH_ROWS], add_special_tokens=False)[
+                    "input_ids"
+                ]
+                count += sum(len(ids) for ids in encoded)
+            return count
+
+        # Interleaved rounds, best of each: a shared machine's load hits all three alike.
+        labels = ("bare tokenizer pass", "prep (holdout guard on)", "prep (guard off)")
+        best = dict.fromkeys(labels, float("inf"))
+        for _ in range(args.rounds):
+            start = time.perf_counter()
+            bare_tokens = bare_pass()
+            best[labels[0]] = min(best[labels[0]], time.perf_counter() - start)
+            for label, guard in zip(labels[1:], (True, False), strict=True):
+                start = time.perf_counter()
+                result = prepare("iflensyn:all", Path(tmp) / "out", holdout_guard=guard, **options)
+                best[label] = min(best[label], time.perf_counter() - start)
+        tokens = result.stats["total"]["tokens"]
+
+    bare = best.pop(labels[0])
+    print(
+        f"{len(rows):,} conversations, {tokens:,} tokens (bare pass: {bare_tokens:,}), best of {args.rounds}"
+    )
     print(f"bare tokenizer pass: {bare:.2f} s, {bare_tokens / bare:,.0f} tokens/s")
-    for label, seconds in timings.items():
+    for label, seconds in best.items():
         ratio = seconds / bare
         verdict = "OK" if ratio <= TARGET else "ABOVE TARGET"
         print(f"{label}: {seconds:.2f} s, {tokens / seconds:,.0f} tokens/s, ratio {ratio:.2f} "
