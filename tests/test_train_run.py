@@ -4,6 +4,7 @@ uninterrupted run, SimPO raises the reward margin, and the run directory is comp
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -188,7 +189,19 @@ def test_simpo_rows_have_one_im_end_and_no_bos(tiny_run: Path, tmp_path: Path) -
     assert row["prompt_input_ids"][0] != bos
 
 
-def test_simpo_smoke_raises_the_reward_margin(tiny_run: Path, tmp_path: Path) -> None:
+def _fake_sacct(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, state: str) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    sacct = bin_dir / "sacct"
+    sacct.write_text(f"#!/bin/sh\necho '{state}'\n")
+    sacct.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+
+
+def test_simpo_smoke_raises_the_reward_margin(tiny_run: Path, tmp_path: Path, monkeypatch) -> None:
+    # Launched as Slurm job 5773; the fake sacct says RUNNING while training, COMPLETED after.
+    monkeypatch.setenv("SLURM_JOB_ID", "5773")
+    _fake_sacct(tmp_path, monkeypatch, "RUNNING")
     result = train(_simpo_recipe(tmp_path / "run", tiny_run, max_steps=12), holdout_matcher=HOLDOUT)
     margins = [e["rewards/margins"] for e in result.log_history if "rewards/margins" in e]
     assert len(margins) >= 12
@@ -197,6 +210,16 @@ def test_simpo_smoke_raises_the_reward_margin(tiny_run: Path, tmp_path: Path) ->
     assert result.evidence["trainer"].startswith("trl.experimental.cpo.CPOTrainer")
     assert result.evidence["hyperparameters"]["loss_type"] == "simpo"
     assert result.evidence["hyperparameters"]["cpo_alpha"] == 0.0
+    assert result.evidence["slurm"] == {
+        "job_id": "5773",
+        "state": None,
+        "state_at_end_of_training": "RUNNING",
+    }
+    _fake_sacct(tmp_path, monkeypatch, "COMPLETED")
+    from rsi_hub.cli import main
+
+    assert main(["train", "finalize", str(result.run_dir)]) == 0
+    assert read_evidence(result.run_dir)["slurm"]["state"] == "COMPLETED"
 
 
 def test_packed_path_builds_padding_free_batches(
