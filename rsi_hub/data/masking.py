@@ -67,22 +67,38 @@ def conversation_segments(messages: list[Message]) -> list[Segment]:
         if message["role"] != "assistant":
             continue
         prompt = render(messages[:i], add_generation_prompt=True, use_default_system_prompt=False)
-        through = render(
-            messages[: i + 1], add_generation_prompt=False, use_default_system_prompt=False
-        )
-        end = through.rfind(IM_END_TOKEN) + len(IM_END_TOKEN)
-        if not (
-            full.startswith(prompt) and full.startswith(through) and cursor <= len(prompt) < end
-        ):
+        start = len(prompt)
+        content = message["content"] if isinstance(message["content"], str) else None
+        if content is not None and full.startswith(content, start):
+            # The template writes the answer verbatim after the generation prompt, so the turn
+            # ends at the next <|im_end|> after it: one render per turn instead of two.
+            end = full.find(IM_END_TOKEN, start + len(content)) + len(IM_END_TOKEN)
+        else:
+            through = render(
+                messages[: i + 1], add_generation_prompt=False, use_default_system_prompt=False
+            )
+            end = (
+                through.rfind(IM_END_TOKEN) + len(IM_END_TOKEN) if full.startswith(through) else -1
+            )
+        if not (full.startswith(prompt) and cursor <= start < end):
             raise TemplateMaskError(
                 f"assistant turn {i}: the chat template does not render this conversation's "
                 "prefixes as prefixes of the whole, so the answer span cannot be located"
             )
-        segments.append((full[cursor : len(prompt)], False))
-        segments.append((full[len(prompt) : end], True))
+        segments.append((full[cursor:start], False))
+        segments.append((full[start:end], True))
         cursor = end
     segments.append((full[cursor:], False))
     return [(text, supervised) for text, supervised in segments if text]
+
+
+def _encode(tokenizer: Any, texts: list[str]) -> list[list[int]]:
+    # A fast tokenizer's Rust backend gives the same ids as `tokenizer(texts,
+    # add_special_tokens=False)` without building one Python encoding object per segment.
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    if backend is not None and hasattr(backend, "encode_batch_fast"):
+        return [e.ids for e in backend.encode_batch_fast(texts, add_special_tokens=False)]
+    return tokenizer(texts, add_special_tokens=False)["input_ids"]
 
 
 @dataclass(frozen=True)
@@ -105,7 +121,7 @@ def tokenise_segments(tokenizer: Any, conversations: list[list[Segment]]) -> lis
     on its own and the pieces are concatenated, the mask following the segment flags.
     """
     flat = [text for segments in conversations for text, _ in segments]
-    encoded = tokenizer(flat, add_special_tokens=False)["input_ids"] if flat else []
+    encoded = _encode(tokenizer, flat) if flat else []
     rows: list[TokenisedRow] = []
     position = 0
     for segments in conversations:
