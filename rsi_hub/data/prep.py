@@ -402,7 +402,7 @@ def prepare(
         max_length=max_length, holdout_guard=holdout_guard,
     )  # fmt: skip
     # Load every source before writing anything: a missing source fails before any work.
-    datasets = {item.name: load_source(item.name, sources.get(item.name)) for item in items}
+    loaded = {item.name: load_source(item.name, sources.get(item.name)) for item in items}
 
     staging = out.with_name(f".{out.name}.prep")
     if staging.exists():
@@ -418,7 +418,7 @@ def prepare(
             )
             per_source[item.name] = stats
             prep_source = _prep_sft_source if kind == "sft" else _prep_pref_source
-            prep_source(item, datasets[item.name], stats, ctx, writer)
+            prep_source(item, loaded[item.name], stats, ctx, writer)
     finally:
         sha256 = writer.close()
 
