@@ -26,6 +26,8 @@ COMMAND_MODULES: list[str] = [
     "failures",
     "release",
     "space",
+    "prep",
+    "train",
 ]
 
 
