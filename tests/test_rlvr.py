@@ -1,0 +1,85 @@
+"""RLVR: the checker reward, the recipes, and a GRPO smoke run on the tiny checkpoint."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rsi_hub.errors import RsiHubError
+from rsi_hub.synth.rlvr import CheckerReward, load_recipe, recipe_names, rlvr_rows
+from tests.synth_standins import PROMPTS, every_id
+
+pytest.importorskip("rsi_hub.checker")
+
+
+def _checks(prompt_index: int) -> str:
+    return rlvr_rows(PROMPTS)[prompt_index]["checks_json"]
+
+
+def test_reward_is_pass_plus_weighted_fraction() -> None:
+    reward = CheckerReward(pass_weight=1.0, fraction_weight=0.5)
+    p2 = _checks(1)  # no_char z + word_min 2
+    completions = [
+        [{"role": "assistant", "content": "Calm grey water"}],  # passes both
+        [{"role": "assistant", "content": "Calm hazy water"}],  # fails no_char only
+        [{"role": "assistant", "content": "Zz"}],  # fails both
+        [{"role": "assistant", "content": ""}],  # empty: 0, though it has no z
+    ]
+    scores = reward(prompts=[None] * 4, completions=completions, checks_json=[p2] * 4)
+    assert scores == [1.5, 0.25, 0.0, 0.0]
+    weighted = CheckerReward(pass_weight=2.0, fraction_weight=0.0)
+    assert weighted(prompts=[None], completions=["Calm grey water"], checks_json=[p2]) == [2.0]
+    assert reward.__name__ == "checker"
+
+
+def test_rows_are_served_prompts() -> None:
+    row = rlvr_rows(PROMPTS)[0]
+    assert [m["role"] for m in row["prompt"]] == ["system", "user"]
+    assert json.loads(row["checks_json"]) == [{"type": "word_eq", "n": 3}]
+    assert row["prompt_id"] == "p1"
+
+
+def test_recipes_and_overrides() -> None:
+    assert {"rlvr", "rlvr-smoke"} <= set(recipe_names())
+    big = load_recipe("rlvr")
+    assert (big.use_vllm, big.bf16, big.recipe) == (True, True, "rlvr")
+    smoke = load_recipe("rlvr-smoke", ["limit=3", "learning_rate=2e-5", "reward_fraction_weight=0"])
+    assert (smoke.model, smoke.limit, smoke.learning_rate) == ("tiny", 3, 2e-5)
+    assert smoke.reward_fraction_weight == 0.0
+    with pytest.raises(RsiHubError, match="unknown RLVR setting"):
+        load_recipe("rlvr-smoke", ["lr=1"])
+    with pytest.raises(RsiHubError, match="expected"):
+        load_recipe("rlvr-smoke", ["max_steps=many"])
+    with pytest.raises(RsiHubError, match="unknown RLVR recipe"):
+        load_recipe("nope")
+
+
+@pytest.mark.slow
+def test_grpo_smoke_run_logs_rewards(tmp_path: Path) -> None:
+    from rsi_hub.chat import validate_model_folder
+    from rsi_hub.synth.rlvr import train_rlvr
+
+    prompts = tmp_path / "prompts.jsonl"
+    prompts.write_text(
+        "".join(
+            json.dumps({"id": p.id, "prompt": p.prompt, "checks": list(p.checks)}) + "\n"
+            for p in PROMPTS
+        )
+    )
+    config = load_recipe(
+        "rlvr-smoke", [f"output_dir={tmp_path / 'run'}", f"prompts={prompts}", "limit=2"]
+    )
+    run = train_rlvr(config, eligible=every_id)
+    evidence = json.loads((run / "training_evidence.json").read_text())
+    assert evidence["method"] == "rlvr"
+    assert evidence["optimizer_steps"] == 2
+    assert evidence["data"]["n_prompts"] == 2
+    assert len(evidence["rewards"]) == 2
+    for entry in evidence["rewards"]:
+        assert "reward" in entry
+        assert "rewards/checker/mean" in entry
+        assert 0.0 <= entry["reward"] <= 1.5
+    assert evidence["base_weights_sha256"] != evidence["weights_sha256"]  # the policy moved
+    validate_model_folder(run)  # the run directory keeps the serving contract
