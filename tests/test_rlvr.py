@@ -83,3 +83,14 @@ def test_grpo_smoke_run_logs_rewards(tmp_path: Path) -> None:
         assert 0.0 <= entry["reward"] <= 1.5
     assert evidence["base_weights_sha256"] != evidence["weights_sha256"]  # the policy moved
     validate_model_folder(run)  # the run directory keeps the serving contract
+
+
+def test_train_rlvr_cli_is_registered(capsys) -> None:
+    from rsi_hub.cli import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["train", "rlvr", "--help"])
+    assert exit_info.value.code == 0
+    assert "--recipe" in capsys.readouterr().out
+    assert main(["train", "rlvr", "--recipe", "nope"]) == 2
+    assert "unknown RLVR recipe" in capsys.readouterr().err
