@@ -92,3 +92,49 @@ def test_resume_refuses_other_settings(tmp_path: Path) -> None:
         PROMPTS, StandInBackend(), tmp_path, other, audit=clean_audit, force=True
     )
     assert provenance["rows_generated"] == 6
+
+
+KILL_SCRIPT = """
+import sys, time
+from tests.synth_standins import PROMPTS, StandInBackend, clean_audit
+from tests.test_synth_resume import SPEC
+from rsi_hub.synth import run_synthesis
+
+class Slow(StandInBackend):
+    def generate(self, requests):
+        time.sleep(0.2)
+        return super().generate(requests)
+
+run_synthesis(PROMPTS, Slow(), sys.argv[1], SPEC, audit=clean_audit, batch_size=1)
+"""
+
+
+def test_killed_process_resumes(tmp_path: Path) -> None:
+    """SIGKILL a real run mid-way (no clean-up code runs), then resume it."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "run"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path.cwd()), *sys.path])}
+    proc = subprocess.Popen([sys.executable, "-c", KILL_SCRIPT, str(out)], env=env)
+    ledger = out / "ledger.jsonl"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if ledger.exists() and len(ledger.read_text().splitlines()) >= 3:
+            break
+        if proc.poll() is not None:
+            pytest.fail(f"the run ended before it could be killed (exit {proc.returncode})")
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    done_before = set(_keys(_lines(ledger)))
+    assert 3 <= len(done_before) < 9
+    resumed = StandInBackend()
+    provenance = run_synthesis(PROMPTS, resumed, out, SPEC, audit=clean_audit)
+    assert set(resumed.requested) == ALL_KEYS - done_before
+    assert sorted(_keys(_lines(ledger))) == sorted(ALL_KEYS)
+    assert sorted(_keys(_lines(out / "data.jsonl"))) == sorted(PASSING)
+    assert provenance["rows_generated"] == 9
