@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from rsi_hub import __version__
+from rsi_hub.errors import RsiHubError
 
-WEIGHT_PATTERNS = ("*.safetensors", "*.bin")
+WEIGHTS_GLOB = "model*.safetensors"
 CHUNK = 1 << 20
 
 # An audit takes the data file and returns a JSON-ready report with a boolean `passed`
@@ -29,26 +30,22 @@ def file_sha256(path: str | Path) -> str:
 
 
 def weights_sha256(model_dir: str | Path) -> str:
-    """sha256 naming the weights of a model folder.
+    """One sha256 for all the weights of a model folder.
 
-    One weights file: its own sha256. Several shards: sha256 of the lines `NAME SHA256\\n` over
-    the shards in name order, so the hash changes when any shard does.
+    The sha256 of the manifest `"<file sha256>  <file name>\\n"` over the `model*.safetensors`
+    files in name order: what `LC_ALL=C sha256sum model*.safetensors | sha256sum` prints in the
+    folder. This is the evaluation side's convention (`rsi_hub.evaluate.provenance`), repeated
+    here because synth may not import `evaluate` (dependency direction); a test holds the two
+    equal.
     """
-    try:
-        # The evaluation side's helper, when present, so eval results and data sets agree.
-        from rsi_hub.evaluate.provenance import weights_sha256 as shared
-    except ImportError:
-        shared = None
-    if shared is not None:
-        return str(shared(model_dir))
     folder = Path(model_dir)
-    files = sorted({p for pattern in WEIGHT_PATTERNS for p in folder.glob(pattern)})
+    files = sorted(p for p in folder.glob(WEIGHTS_GLOB) if p.is_file())
     if not files:
-        raise FileNotFoundError(f"{folder}: no *.safetensors or *.bin weights found.")
-    if len(files) == 1:
-        return file_sha256(files[0])
-    lines = "".join(f"{p.name} {file_sha256(p)}\n" for p in files)
-    return hashlib.sha256(lines.encode("utf-8")).hexdigest()
+        raise RsiHubError(
+            f"{folder}: no {WEIGHTS_GLOB} file; pass a run directory that holds the weights."
+        )
+    manifest = "".join(f"{file_sha256(p)}  {p.name}\n" for p in files)
+    return hashlib.sha256(manifest.encode("utf-8")).hexdigest()
 
 
 def framework_versions() -> dict[str, str]:
