@@ -74,3 +74,36 @@ def test_hf_backend_batches_with_left_padding(tiny_run) -> None:
         assert "<|im_end|>" not in g.text
     # Same seed, same batch: the same samples (a resumed batch is reproducible).
     assert [g.text for g in backend.generate(requests)] == [g.text for g in generations]
+
+
+def test_vllm_backend_with_a_fake_engine(tiny_run, monkeypatch) -> None:
+    """The offline call vLLM receives: served token prompts, one SamplingParams per request."""
+    import sys
+    import types
+
+    from rsi_hub.synth.backends import VLLMBackend
+
+    calls: dict = {}
+
+    class FakeLLM:
+        def __init__(self, **kwargs) -> None:
+            calls["engine"] = kwargs
+
+        def generate(self, prompts, params, use_tqdm=False):
+            calls["prompts"], calls["params"] = prompts, params
+            done = SimpleNamespace(text="FINAL: ok", finish_reason="stop", token_ids=[5, 6])
+            return [SimpleNamespace(outputs=[done]) for _ in prompts]
+
+    fake = types.ModuleType("vllm")
+    fake.LLM = FakeLLM
+    fake.SamplingParams = lambda **kwargs: kwargs
+    monkeypatch.setitem(sys.modules, "vllm", fake)
+
+    backend = VLLMBackend(tiny_run, SAMPLING, tensor_parallel_size=4)
+    requests = _requests()
+    generations = backend.generate(requests)
+    assert calls["engine"]["model"] == str(tiny_run)
+    assert calls["engine"]["tensor_parallel_size"] == 4
+    assert calls["prompts"] == vllm_prompts(backend.tokenizer, requests)
+    assert calls["params"] == [vllm_sampling_kwargs(SAMPLING, r) for r in requests]
+    assert [g.text for g in generations] == ["FINAL: ok"] * len(requests)

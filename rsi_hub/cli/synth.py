@@ -59,6 +59,12 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
     parser.add_argument("--batch-size", type=int, default=64, help="requests per call (64)")
     parser.add_argument(
+        "--tensor-parallel-size",
+        type=int,
+        default=1,
+        help="GPUs per vLLM engine (vllm backend only; default 1)",
+    )
+    parser.add_argument(
         "--force", action="store_true", help="start over if OUT holds a run with other settings"
     )
 
@@ -83,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
             seed=args.seed,
         ),
         batch_size=args.batch_size,
+        tensor_parallel_size=args.tensor_parallel_size,
         prompts_file=args.prompts,
         force=args.force,
         progress=progress,

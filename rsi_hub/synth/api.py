@@ -28,6 +28,7 @@ def synthesize(
     backend: str | GenerationBackend = "hf",
     sampling: SamplingSettings | None = None,
     batch_size: int = 64,
+    tensor_parallel_size: int = 1,
     prompts_file: str | Path | None = None,
     force: bool = False,
     eligible: Eligible | None = None,
@@ -46,6 +47,7 @@ def synthesize(
         backend: `hf`, `vllm`, or a backend object (tests pass a stand-in).
         sampling: temperature, top_p, max_new_tokens, seed.
         batch_size: requests per generation call.
+        tensor_parallel_size: GPUs per vLLM engine.
         prompts_file: a JSONL prompt file instead of the suites' generation pool.
         force: start over when `out_dir` holds a run with other settings.
         eligible, audit, judge: the suites' eligibility rule and audit and the checker by
@@ -69,7 +71,11 @@ def synthesize(
     model_path = Path(model)
     if not model_path.is_dir():
         raise RsiHubError(f"{model_path}: not a model folder (expected a run directory).")
-    generator = make_backend(backend, model_path, sampling) if isinstance(backend, str) else backend
+    generator = (
+        make_backend(backend, model_path, sampling, tensor_parallel_size=tensor_parallel_size)
+        if isinstance(backend, str)
+        else backend
+    )
     spec = SynthSpec(
         mode=mode,
         model=str(model_path),

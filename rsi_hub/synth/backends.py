@@ -225,10 +225,15 @@ def vllm_generation(completion: Any) -> Generation:
     )
 
 
-def make_backend(name: str, model_path: str | Path, sampling: SamplingSettings) -> Any:
-    """The backend called `name` (`hf` or `vllm`) for `model_path`."""
+def make_backend(
+    name: str, model_path: str | Path, sampling: SamplingSettings, *, tensor_parallel_size: int = 1
+) -> Any:
+    """The backend called `name` (`hf` or `vllm`) for `model_path`.
+
+    `tensor_parallel_size` spreads one vLLM engine over that many GPUs (hf ignores it).
+    """
     if name == "hf":
         return HFBackend(model_path, sampling)
     if name == "vllm":
-        return VLLMBackend(model_path, sampling)
+        return VLLMBackend(model_path, sampling, tensor_parallel_size=tensor_parallel_size)
     raise RsiHubError(f"unknown backend {name!r}: choose one of {', '.join(BACKENDS)}.")
