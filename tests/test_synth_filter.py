@@ -93,3 +93,27 @@ def test_provenance_records_the_run(tmp_path: Path) -> None:
     assert provenance["weights_sha256"] == "0" * 64
     assert provenance["scaffold_sha256"]
     assert provenance["audit"]["passed"] is True
+
+
+@pytest.mark.parametrize(
+    ("checks", "message"),
+    [((), "has no checks"), (({"type": "word_eq"},), "prompt 'bad'")],
+)
+def test_unjudgeable_prompts_are_refused_before_generation(
+    tmp_path: Path, checks: tuple, message: str
+) -> None:
+    from rsi_hub.errors import RsiHubError
+    from rsi_hub.synth import PoolPrompt
+
+    backend = StandInBackend()
+    bad = PoolPrompt("bad", "Say something.", checks)
+    with pytest.raises(RsiHubError, match=message):
+        run_synthesis([*PROMPTS, bad], backend, tmp_path, _spec(), audit=clean_audit)
+    assert backend.requested == []
+
+
+def test_provenance_names_the_checker_version(tmp_path: Path) -> None:
+    from rsi_hub.checker import CHECKER_VERSION
+
+    provenance = run_synthesis(PROMPTS, StandInBackend(), tmp_path, _spec(), audit=clean_audit)
+    assert provenance["checker_version"] == str(CHECKER_VERSION)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from rsi_hub.errors import RsiHubError
 from rsi_hub.synth.backends import Generation
 from rsi_hub.synth.extract import extract_final
 from rsi_hub.synth.prompts import (
@@ -30,6 +31,30 @@ def default_judge() -> Judge:
     from rsi_hub.checker import check
 
     return check
+
+
+def validate_prompts(prompts: Sequence[PoolPrompt]) -> None:
+    """Refuse, before any generation, a prompt the checker cannot judge.
+
+    A malformed constraint would raise in the middle of a run; a prompt without constraints
+    would pass every sample unchecked. Either names the prompt id.
+    """
+    from rsi_hub.checker import CheckError, validate_checks
+
+    for prompt in prompts:
+        if not prompt.checks:
+            raise RsiHubError(f"prompt {prompt.id!r} has no checks: nothing to verify it against.")
+        try:
+            validate_checks(list(prompt.checks))
+        except CheckError as err:
+            raise RsiHubError(f"prompt {prompt.id!r}: {err}") from err
+
+
+def checker_version() -> str:
+    """The checker's semantics version, recorded with every data set it filtered."""
+    from rsi_hub.checker import CHECKER_VERSION
+
+    return str(CHECKER_VERSION)
 
 
 def generation_messages(prompt: PoolPrompt, mode: str) -> list[Message]:

@@ -79,6 +79,7 @@ def build_provenance(
         "k": run_config["k"],
         "scaffold_sha256": run_config.get("scaffold_sha256"),
         "system_prompt_sha256": run_config["system_prompt_sha256"],
+        "checker_version": run_config["checker_version"],
         "prompt_source": run_config["prompt_source"],
         "prompt_ids_sha256": run_config["prompt_ids_sha256"],
         "prompt_ids": prompt_ids,

@@ -13,10 +13,12 @@ from rsi_hub.synth.backends import GenerationBackend, GenerationRequest, Samplin
 from rsi_hub.synth.filter import (
     MODES,
     Judge,
+    checker_version,
     default_judge,
     generation_messages,
     judge_answer,
     judge_generation,
+    validate_prompts,
 )
 from rsi_hub.synth.prompts import PoolPrompt, load_scaffold
 from rsi_hub.synth.provenance import (
@@ -56,6 +58,7 @@ class SynthSpec:
             "k": self.k,
             "scaffold_sha256": text_sha256(load_scaffold()) if self.mode == "lensyn" else None,
             "system_prompt_sha256": text_sha256(load_system_prompt()),
+            "checker_version": checker_version(),
             "prompt_source": self.prompt_source,
             "n_prompts": len(prompt_ids),
             "prompt_ids_sha256": prompt_ids_sha256(prompt_ids),
@@ -118,6 +121,7 @@ def run_synthesis(
     by_id = {str(p.id): p for p in prompts}
     if len(by_id) != len(prompts):
         raise RsiHubError("the prompt list holds duplicate ids.")
+    validate_prompts(prompts)
     prompt_ids = [p.id for p in prompts]
     run_config = spec.run_config(prompt_ids)
     store = RunStore(out_dir)

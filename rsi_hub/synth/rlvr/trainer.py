@@ -13,7 +13,7 @@ from typing import Any
 
 from rsi_hub.chat import write_serving_files
 from rsi_hub.errors import OutputDirNotEmptyError, RsiHubError
-from rsi_hub.synth.filter import Judge
+from rsi_hub.synth.filter import Judge, checker_version, validate_prompts
 from rsi_hub.synth.pool import Eligible, eligible_prompts, load_pool, load_prompt_file
 from rsi_hub.synth.prompts import PoolPrompt, served_messages
 from rsi_hub.synth.provenance import (
@@ -111,6 +111,7 @@ def _load_prompts(config: RlvrConfig, eligible: Eligible | None) -> list[PoolPro
     prompts = eligible_prompts(source, eligible=eligible, limit=config.limit)
     if not prompts:
         raise RsiHubError("no eligible prompts for RLVR (the pool or prompt file is empty).")
+    validate_prompts(prompts)  # a malformed check must not crash the reward mid-training
     return prompts
 
 
@@ -194,6 +195,7 @@ def train_rlvr(
             },
             "reward": {
                 "function": "rsi_hub.checker.check",
+                "checker_version": checker_version(),
                 "pass_weight": config.reward_pass_weight,
                 "fraction_weight": config.reward_fraction_weight,
             },
