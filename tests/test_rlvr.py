@@ -56,6 +56,17 @@ def test_recipes_and_overrides() -> None:
         load_recipe("nope")
 
 
+def test_both_recipes_make_a_valid_grpo_config(tmp_path: Path) -> None:
+    from rsi_hub.synth.rlvr.trainer import grpo_args
+
+    big = grpo_args(load_recipe("rlvr"), tmp_path)
+    assert (big.use_vllm, big.vllm_mode, big.vllm_tensor_parallel_size) == (True, "colocate", 4)
+    assert big.generation_batch_size % big.num_generations == 0
+    smoke = grpo_args(load_recipe("rlvr-smoke"), tmp_path)
+    assert (smoke.use_vllm, smoke.num_generations, smoke.max_steps) == (False, 2, 2)
+    assert smoke.chat_template_kwargs == {"enable_thinking": False}
+
+
 @pytest.mark.slow
 def test_grpo_smoke_run_logs_rewards(tmp_path: Path) -> None:
     from rsi_hub.chat import validate_model_folder

@@ -51,6 +51,7 @@ class RlvrConfig:
     use_vllm: bool = False
     vllm_mode: str = "colocate"
     vllm_gpu_memory_utilization: float = 0.35
+    vllm_tensor_parallel_size: int = 1  # colocated engines shard the policy over this many GPUs
     logging_steps: int = 1
     save_steps: int = 50  # 0: save only the final model
     seed: int = 0

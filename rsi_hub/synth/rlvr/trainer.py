@@ -77,6 +77,7 @@ def grpo_args(config: RlvrConfig, output_dir: Path) -> Any:
         use_vllm=config.use_vllm,
         vllm_mode=config.vllm_mode,
         vllm_gpu_memory_utilization=config.vllm_gpu_memory_utilization,
+        vllm_tensor_parallel_size=config.vllm_tensor_parallel_size,
         logging_steps=config.logging_steps,
         save_strategy="steps" if config.save_steps > 0 else "no",
         save_steps=config.save_steps if config.save_steps > 0 else 500,
