@@ -125,7 +125,7 @@ class HFBackend:
                 do_sample=self.sampling.temperature > 0,
                 temperature=self.sampling.temperature if self.sampling.temperature > 0 else None,
                 top_p=self.sampling.top_p if self.sampling.temperature > 0 else None,
-                top_k=None,
+                top_k=0,  # no top-k cut (vLLM's default), only top_p
                 max_new_tokens=self.sampling.max_new_tokens,
                 eos_token_id=list(STOP_TOKEN_IDS),
                 pad_token_id=self.tokenizer.pad_token_id,
