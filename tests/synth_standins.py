@@ -69,8 +69,8 @@ class StandInBackend:
         return out
 
 
-def every_id(_prompt_id: Any) -> bool:
-    """Eligibility stand-in: every id of the stand-in prompts is eligible."""
+def every_id(_prompt: Any) -> bool:
+    """Eligibility stand-in: every stand-in prompt is eligible."""
     return True
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from rsi_hub.errors import RsiHubError
 from rsi_hub.synth.backends import GenerationBackend, SamplingSettings, make_backend
 from rsi_hub.synth.filter import Judge
-from rsi_hub.synth.pool import Eligible, audit_data, eligible_prompts, load_pool, load_prompt_file
+from rsi_hub.synth.pool import Eligible, audit_data, select_prompts
 from rsi_hub.synth.provenance import Audit, weights_sha256
 from rsi_hub.synth.run import SynthSpec, run_synthesis
 
@@ -50,8 +50,8 @@ def synthesize(
         tensor_parallel_size: GPUs per vLLM engine.
         prompts_file: a JSONL prompt file instead of the suites' generation pool.
         force: start over when `out_dir` holds a run with other settings.
-        eligible, audit, judge: the suites' eligibility rule and audit and the checker by
-            default; injectable for tests.
+        eligible, audit, judge: the suites' eligibility rule (`pool_eligible` for the pool,
+            no holdout match for a file), the audit and the checker by default; injectable.
         progress: called with (done, total) after each batch.
 
     Returns:
@@ -62,8 +62,7 @@ def synthesize(
             written, so the report can be read).
     """
     sampling = sampling or SamplingSettings()
-    source = load_prompt_file(prompts_file) if prompts_file else load_pool()
-    prompts = eligible_prompts(source, eligible=eligible, limit=limit)
+    prompts = select_prompts(prompts_file, limit, eligible)
     if not prompts:
         raise RsiHubError(
             "no eligible prompts: the pool (or --prompts file) is empty after filtering."

@@ -1,13 +1,16 @@
-"""The generation pool and the contamination audit, as provided by `rsi_hub.suites`.
+"""The generation pool, the holdout guard and the contamination audit, from `rsi_hub.suites`.
 
 This module is the only place synth touches the suites package, so that a change of its API is
-a change here alone. Eligibility (card section 2): no holdout id, no id ≡ 33 (mod 70).
+a change here alone. Nothing here re-decides what a holdout match is: the suites' `pool_eligible`
+(no id ≡ 33 mod 70, no holdout match; card section 2) and `HoldoutIndex` (exact or 8-gram
+near-duplicate) decide.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -15,28 +18,37 @@ from rsi_hub.errors import RsiHubError
 from rsi_hub.synth.prompts import PoolPrompt, as_pool_prompts
 from rsi_hub.synth.store import read_jsonl
 
-Eligible = Callable[[Any], bool]
+# Whether synth may generate from a prompt.
+Eligible = Callable[[PoolPrompt], bool]
+HOLDOUTS: tuple[str, ...] = ("if818", "if263", "if3k")
 
 
-def _suites() -> Any:
-    try:
-        import rsi_hub.suites as suites
-    except ImportError as err:
-        raise RsiHubError(
-            "rsi_hub.suites is not installed in this checkout: the generation pool, its "
-            "eligibility rule and the holdout audit come from it."
-        ) from err
-    return suites
+def load_pool() -> Iterator[PoolPrompt]:
+    """The generation pool's eligible prompts in id order, drawn lazily (ids are integers)."""
+    from rsi_hub.suites import pool_prompts
+
+    for row in pool_prompts():
+        yield PoolPrompt.from_record(row)
 
 
-def pool_eligible(prompt_id: Any) -> bool:
-    """Whether a pool id may be generated from (the suites package's rule, never a copy)."""
-    return bool(_suites().pool_eligible(prompt_id))
+def pool_eligible(prompt: PoolPrompt) -> bool:
+    """The suites' rule for a pool id: in the pool, not ≡ 33 (mod 70), no holdout match."""
+    from rsi_hub.suites import pool_eligible as suites_pool_eligible
+
+    return bool(suites_pool_eligible(prompt.id))
 
 
-def load_pool() -> list[PoolPrompt]:
-    """Every prompt of the generation pool, in pool order."""
-    return as_pool_prompts(_suites().pool_prompts())
+@cache
+def holdout_indexes() -> dict[str, Any]:
+    """One `HoldoutIndex` per held-out suite (built once per process)."""
+    from rsi_hub.suites import HoldoutIndex
+
+    return {name: HoldoutIndex.from_suites([name]) for name in HOLDOUTS}
+
+
+def not_a_holdout(prompt: PoolPrompt) -> bool:
+    """The guard for prompts from a file (another pool): the text matches no held-out prompt."""
+    return all(index.match(prompt.prompt) is None for index in holdout_indexes().values())
 
 
 def load_prompt_file(path: str | Path) -> list[PoolPrompt]:
@@ -49,66 +61,66 @@ def load_prompt_file(path: str | Path) -> list[PoolPrompt]:
 
 
 def eligible_prompts(
-    prompts: Iterable[PoolPrompt], *, eligible: Eligible | None = None, limit: int | None = None
+    prompts: Iterable[PoolPrompt], *, eligible: Eligible, limit: int | None = None
 ) -> list[PoolPrompt]:
-    """The prompts synth may generate from: eligible ids only, the first `limit` of them."""
-    eligible = eligible or pool_eligible
+    """The prompts synth may generate from: eligible ones only, the first `limit` of them.
+
+    Stops reading `prompts` at the limit, so `--limit 8` never draws the whole pool.
+    """
     out: list[PoolPrompt] = []
     for prompt in prompts:
         if limit is not None and len(out) >= limit:
             break
-        if eligible(prompt.id):
+        if eligible(prompt):
             out.append(prompt)
     return out
 
 
-def holdout_index() -> Any:
-    """The suites' index over every held-out suite (exact and 8-gram near-duplicate matching)."""
-    try:
-        from rsi_hub.suites.holdout import HoldoutIndex
-    except ImportError as err:
-        raise RsiHubError(
-            "rsi_hub.suites.holdout is not installed in this checkout: the contamination audit "
-            "uses its HoldoutIndex."
-        ) from err
-    return HoldoutIndex.from_suites()
+def select_prompts(
+    prompts_file: str | Path | None, limit: int | None, eligible: Eligible | None = None
+) -> list[PoolPrompt]:
+    """The pool (or a prompt file) restricted to what synth may use, up to `limit` prompts.
 
-
-def _suite_of(holdout_id: str) -> str:
-    # Holdout ids are "<suite>-<position>" ("if818-0001", "if3k-3000").
-    return holdout_id.rsplit("-", 1)[0]
-
-
-def audit_data(data_path: Path, *, index: Any = None) -> dict[str, Any]:
-    """The contamination audit of a data file: no user prompt may match any holdout prompt.
-
-    Every distinct user prompt of the rows is matched against the suites' `HoldoutIndex`
-    (exact or near-duplicate, the suites' definitions). `passed` is true only with zero overlap
-    with every holdout suite; `overlap` counts matching rows per suite and `matches` lists them.
+    Pool prompts pass `pool_eligible`; file prompts pass `not_a_holdout`; tests may inject.
     """
-    index = index if index is not None else holdout_index()
-    verdicts: dict[str, str | None] = {}
-    matches: list[dict[str, Any]] = []
+    if prompts_file:
+        return eligible_prompts(
+            load_prompt_file(prompts_file), eligible=eligible or not_a_holdout, limit=limit
+        )
+    return eligible_prompts(load_pool(), eligible=eligible or pool_eligible, limit=limit)
+
+
+def audit_data(data_path: Path, *, indexes: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The contamination audit of a data file: zero overlap with every held-out suite.
+
+    Every distinct user prompt of the rows is matched against each holdout's `HoldoutIndex`,
+    as the suites' own audit compares suites: `exact` and `near` (near-duplicate) counts per
+    holdout, and up to five example matches. `passed` is true only when every count is zero.
+    """
+    indexes = dict(indexes) if indexes is not None else holdout_indexes()
+    prompts: dict[str, str] = {}  # distinct user prompt -> the first prompt id that used it
     rows = 0
     for row in read_jsonl(Path(data_path)):
         rows += 1
-        users = [m["content"] for m in row["messages"] if m["role"] == "user"]
-        for prompt in users:
-            if prompt not in verdicts:
-                verdicts[prompt] = index.match(prompt)
-            hit = verdicts[prompt]
-            if hit is not None:
-                matches.append({"prompt_id": row.get("prompt_id"), "holdout_id": hit})
-    suites = sorted(getattr(index, "suites", None) or ("if818", "if263", "if3k"))
-    overlap = {name: 0 for name in suites}
-    for match in matches:
-        suite = _suite_of(str(match["holdout_id"]))
-        overlap[suite] = overlap.get(suite, 0) + 1
+        for message in row["messages"]:
+            if message["role"] == "user":
+                prompts.setdefault(message["content"], str(row.get("prompt_id")))
+    per_holdout: dict[str, dict[str, Any]] = {}
+    for name, index in indexes.items():
+        result: dict[str, Any] = {"compared": len(prompts), "exact": 0, "near": 0, "examples": []}
+        for text, prompt_id in prompts.items():
+            found = index.matches(text)
+            if not found:
+                continue
+            best = found[0]
+            result["exact" if best.exact else "near"] += 1
+            if len(result["examples"]) < 5:
+                result["examples"].append([prompt_id, best.id, round(best.overlap, 3)])
+        per_holdout[name] = result
     return {
-        "passed": not matches,
-        "method": "rsi_hub.suites.holdout.HoldoutIndex.match (exact or 8-gram near-duplicate)",
+        "passed": all(r["exact"] + r["near"] == 0 for r in per_holdout.values()),
+        "method": "rsi_hub.suites HoldoutIndex.matches per holdout (exact or 8-gram near-dup)",
         "rows_checked": rows,
-        "distinct_prompts": len(verdicts),
-        "overlap": overlap,
-        "matches": matches[:100],  # enough to act on; the count is in `overlap`
+        "distinct_prompts": len(prompts),
+        "holdouts": per_holdout,
     }

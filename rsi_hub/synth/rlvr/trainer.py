@@ -14,7 +14,7 @@ from typing import Any
 from rsi_hub.chat import write_serving_files
 from rsi_hub.errors import OutputDirNotEmptyError, RsiHubError
 from rsi_hub.synth.filter import Judge, checker_version, validate_prompts
-from rsi_hub.synth.pool import Eligible, eligible_prompts, load_pool, load_prompt_file
+from rsi_hub.synth.pool import Eligible, select_prompts
 from rsi_hub.synth.prompts import PoolPrompt, served_messages
 from rsi_hub.synth.provenance import (
     file_sha256,
@@ -108,8 +108,8 @@ def _resolve_model(config: RlvrConfig, stack: ExitStack) -> Path:
 
 
 def _load_prompts(config: RlvrConfig, eligible: Eligible | None) -> list[PoolPrompt]:
-    source = load_pool() if config.prompts == "pool" else load_prompt_file(config.prompts)
-    prompts = eligible_prompts(source, eligible=eligible, limit=config.limit)
+    prompts_file = None if config.prompts == "pool" else config.prompts
+    prompts = select_prompts(prompts_file, config.limit, eligible)
     if not prompts:
         raise RsiHubError("no eligible prompts for RLVR (the pool or prompt file is empty).")
     validate_prompts(prompts)  # a malformed check must not crash the reward mid-training
