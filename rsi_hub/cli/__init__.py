@@ -16,6 +16,7 @@ from rsi_hub.errors import RsiHubError
 
 # Module names under rsi_hub.cli, in the order `--help` lists them.
 COMMAND_MODULES: list[str] = [
+    "check",
     "demo",
     "suites",
     "synth",
