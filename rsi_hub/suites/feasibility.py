@@ -56,13 +56,17 @@ def has_char(text: str, char: str, case_sensitive: bool = False) -> bool:
 
 def filler_without(chars: Iterable[tuple[str, bool]]) -> list[str]:
     """The filler words (in stream order) free of every forbidden (char, case_sensitive)."""
-    forbidden = list(chars)
+    return list(_filler_without(tuple(sorted(set(chars)))))
+
+
+@lru_cache(maxsize=1024)
+def _filler_without(forbidden: tuple[tuple[str, bool], ...]) -> tuple[str, ...]:
     words = []
     for word in FILLER:
         forms = (word, word.capitalize(), word.upper())
         if not any(has_char(form, c, cs) for c, cs in forbidden for form in forms):
             words.append(word)
-    return words
+    return tuple(words)
 
 
 def required_texts(checks: Sequence[Mapping[str, Any]]) -> list[str]:
