@@ -73,3 +73,22 @@ def test_lensyn_cli_on_the_pool(tiny_run: Path, tmp_path: Path, capsys) -> None:
     assert main(argv) == 0
     ledger = (out / "ledger.jsonl").read_text().splitlines()
     assert len(ledger) == 6
+
+
+def test_kept_rows_feed_prep(tiny_run: Path, tmp_path: Path) -> None:
+    """lensyn output is an `iflensyn` source for `rsi-hub prep` as it stands: nothing dropped."""
+    prep = pytest.importorskip("rsi_hub.data.prep")
+    from rsi_hub.synth import SynthSpec, run_synthesis
+    from tests.synth_standins import PASSING, StandInBackend
+
+    spec = SynthSpec("lensyn", "standin", "0" * 64, "standin", SamplingSettings(), 3)
+    run_synthesis(PROMPTS, StandInBackend(), tmp_path / "synth", spec, audit=clean_audit)
+    result = prep.prepare(
+        "iflensyn:all",
+        tmp_path / "prepared",
+        tokenizer=tiny_run,
+        sources={"iflensyn": str(tmp_path / "synth" / "data.jsonl")},
+    )
+    assert result.samples == len(PASSING)
+    assert "iflensyn" in json.dumps(result.stats)
+    assert '"dropped_holdout": 0' in json.dumps(result.stats)

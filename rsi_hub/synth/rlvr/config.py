@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from rsi_hub.errors import RsiHubError
+from rsi_hub.errors import RecipeError
 
 RECIPE_PACKAGE = "rsi_hub.synth.rlvr.recipes"
 
@@ -93,21 +93,21 @@ def _coerce(key: str, value: Any, annotation: Any) -> Any:
             return value
         if option is str and isinstance(value, str):
             return value
-    raise RsiHubError(f"RLVR setting {key}={value!r}: expected {annotation}.")
+    raise RecipeError(f"RLVR setting {key}={value!r}: expected {annotation}.")
 
 
 def _build(raw: dict[str, Any], source: str) -> RlvrConfig:
     types_ = _field_types()
     unknown = sorted(set(raw) - set(types_))
     if unknown:
-        raise RsiHubError(
+        raise RecipeError(
             f"{source}: unknown RLVR setting(s) {', '.join(unknown)}; valid: {', '.join(types_)}."
         )
     values = {k: _coerce(k, v, types_[k]) for k, v in raw.items()}
     try:
         return RlvrConfig(**values)
     except TypeError as err:
-        raise RsiHubError(f"{source}: {err}") from err
+        raise RecipeError(f"{source}: {err}") from err
 
 
 def load_recipe(name: str, overrides: list[str] | None = None) -> RlvrConfig:
@@ -122,7 +122,7 @@ def load_recipe(name: str, overrides: list[str] | None = None) -> RlvrConfig:
         text = resources.files(RECIPE_PACKAGE).joinpath(f"{name}.yaml").read_text("utf-8")
         recipe = name
     else:
-        raise RsiHubError(
+        raise RecipeError(
             f"unknown RLVR recipe {name!r}: choose one of {', '.join(recipe_names())} or give "
             "a YAML file."
         )
@@ -131,6 +131,6 @@ def load_recipe(name: str, overrides: list[str] | None = None) -> RlvrConfig:
     for item in overrides or []:
         key, sep, value = item.partition("=")
         if not sep or not key:
-            raise RsiHubError(f"override {item!r}: expected key=value.")
+            raise RecipeError(f"override {item!r}: expected key=value.")
         raw[key.strip()] = yaml.safe_load(value)
     return _build(raw, f"recipe {recipe}")
