@@ -102,4 +102,8 @@ def run(args: argparse.Namespace) -> int:
         f"malformed {sum(stats['malformed'].values())}; data sha256 {provenance['data_sha256']}; "
         f"audit {'passed' if provenance['audit']['passed'] else 'FAILED'}"
     )
+    source = "iflensyn" if args.synth_mode == "lensyn" else "rft"
+    print(
+        f"prepare it with: rsi-hub prep --mix {source}:all --source {source}={args.out}/data.jsonl"
+    )
     return 0
