@@ -88,7 +88,9 @@ def test_grpo_smoke_run_logs_rewards(tmp_path: Path, capsys) -> None:
         assert "rewards/checker/mean" in entry
         assert 0.0 <= entry["reward"] <= 1.5
     # Both hashes are recorded (equal when every group's rewards tie: GRPO's advantage is 0).
-    assert len(evidence["base_weights_sha256"]) == len(evidence["weights_sha256"]) == 64
+    assert len(evidence["init_weights_sha256"]) == len(evidence["weights_sha256"]) == 64
+    assert evidence["status"] == "completed"
+    assert evidence["reward"]["checker_version"]
     validate_model_folder(run)  # the run directory keeps the serving contract
 
 

@@ -155,6 +155,7 @@ def train_rlvr(
     prompts_path = output_dir / PROMPTS_FILE
     rows = rlvr_rows(prompts)
     prompts_path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    start_time = _now()
     with ExitStack() as stack:
         model_dir = _resolve_model(config, stack)
         base_sha = weights_sha256(model_dir)
@@ -170,42 +171,21 @@ def train_rlvr(
         )
         if on_trainer is not None:
             on_trainer(trainer)
-        result = trainer.train()
+        trainer.train()
         trainer.save_model(str(output_dir))
         tokenizer.save_pretrained(output_dir)
         write_serving_files(output_dir)
-        evidence = {
-            "method": "rlvr",
-            "trainer": "trl.GRPOTrainer",
-            "recipe": config.recipe,
-            "created": datetime.now(UTC).isoformat(timespec="seconds"),
-            "base_model": config.model if config.model != TINY else "tiny (rsi_hub.tiny, seed 0)",
-            "base_weights_sha256": base_sha,
-            "weights_sha256": weights_sha256(output_dir),
-            "slurm": {
-                "job_id": os.environ.get("SLURM_JOB_ID"),
-                "state": "RUNNING" if os.environ.get("SLURM_JOB_ID") else None,
-            },
-            "optimizer_steps": trainer.state.global_step,
-            "data": {
-                "prompts": config.prompts,
-                "n_prompts": len(prompts),
-                "prompt_ids_sha256": prompt_ids_sha256([p.id for p in prompts]),
-                "dataset_file": PROMPTS_FILE,
-                "dataset_sha256": file_sha256(prompts_path),
-            },
-            "reward": {
-                "function": "rsi_hub.checker.check",
-                "checker_version": checker_version(),
-                "pass_weight": config.reward_pass_weight,
-                "fraction_weight": config.reward_fraction_weight,
-            },
-            "hyperparameters": config.to_dict(),
-            "train_loss": result.training_loss,
-            "rewards": _reward_log(trainer.state.log_history),
-            "seed": config.seed,
-            "libraries": {**framework_versions(), **_trl_version()},
-        }
+        evidence = rlvr_evidence(
+            config,
+            model_dir=model_dir,
+            base_sha=base_sha,
+            output_dir=output_dir,
+            prompts=prompts,
+            prompts_path=prompts_path,
+            start_time=start_time,
+            log_history=trainer.state.log_history,
+            optimizer_steps=trainer.state.global_step,
+        )
     (output_dir / TRAINING_EVIDENCE_FILE).write_text(json.dumps(evidence, indent=2) + "\n")
     return output_dir
 
@@ -214,3 +194,69 @@ def _trl_version() -> dict[str, str]:
     import trl
 
     return {"trl": trl.__version__}
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _base_model(config: RlvrConfig, model_dir: Path) -> dict[str, Any]:
+    # The lineage's original pretrained model, as the init's own evidence records it.
+    evidence_path = model_dir / TRAINING_EVIDENCE_FILE
+    if evidence_path.is_file():
+        recorded = json.loads(evidence_path.read_text(encoding="utf-8")).get("base_model")
+        if isinstance(recorded, dict):
+            return recorded
+    if config.model == TINY:
+        return {"id": None, "revision": None, "note": "random-init tiny checkpoint"}
+    return {"id": None, "revision": None, "note": "unknown lineage"}
+
+
+def rlvr_evidence(
+    config: RlvrConfig,
+    *,
+    model_dir: Path,
+    base_sha: str,
+    output_dir: Path,
+    prompts: list[PoolPrompt],
+    prompts_path: Path,
+    start_time: str,
+    log_history: list[dict[str, Any]],
+    optimizer_steps: int,
+) -> dict[str, Any]:
+    """`training_evidence.json` of an RLVR run, with the keys the SFT / SimPO evidence uses."""
+    losses = [e["loss"] for e in log_history if "loss" in e]
+    job_id = os.environ.get("SLURM_JOB_ID") or None
+    return {
+        "status": "completed",
+        "method": "rlvr",
+        "trainer": "trl.GRPOTrainer",
+        "recipe": config.recipe,
+        "start_time": start_time,
+        "end_time": _now(),
+        "init": config.model,
+        "init_weights_sha256": base_sha,
+        "base_model": _base_model(config, model_dir),
+        "weights_sha256": weights_sha256(output_dir),
+        # The final Slurm state exists only after the job ends (`rsi-hub train finalize RUN`).
+        "slurm": {"job_id": job_id, "state": None},
+        "optimizer_steps": optimizer_steps,
+        "loss": {"first": losses[0] if losses else None, "last": losses[-1] if losses else None},
+        "data": {
+            "prompts": config.prompts,
+            "n_prompts": len(prompts),
+            "prompt_ids_sha256": prompt_ids_sha256([p.id for p in prompts]),
+            "dataset_file": PROMPTS_FILE,
+            "dataset_sha256": file_sha256(prompts_path),
+        },
+        "reward": {
+            "function": "rsi_hub.checker.check",
+            "checker_version": checker_version(),
+            "pass_weight": config.reward_pass_weight,
+            "fraction_weight": config.reward_fraction_weight,
+        },
+        "hyperparameters": config.to_dict(),
+        "rewards": _reward_log(log_history),
+        "seed": config.seed,
+        "libraries": {**framework_versions(), **_trl_version()},
+    }
