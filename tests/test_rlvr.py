@@ -103,3 +103,20 @@ def test_train_rlvr_cli_is_registered(capsys) -> None:
     assert "--recipe" in capsys.readouterr().out
     assert main(["train", "rlvr", "--recipe", "nope"]) == 2
     assert "unknown RLVR recipe" in capsys.readouterr().err
+
+
+def test_rlvr_joins_an_existing_train_command() -> None:
+    """With the training branch's `train sft|simpo`, `rlvr` becomes one more method of it."""
+    import argparse
+
+    from rsi_hub.cli import rlvr
+
+    parser = argparse.ArgumentParser()
+    commands = parser.add_subparsers(dest="command")
+    train = commands.add_parser("train")
+    actions = train.add_subparsers(dest="action")
+    actions.add_parser("sft")
+    rlvr.register(commands)
+    assert set(actions.choices) == {"sft", "rlvr"}
+    args = parser.parse_args(["train", "rlvr", "--recipe", "rlvr-smoke", "max_steps=1"])
+    assert (args.func, args.recipe, args.overrides) == (rlvr.run, "rlvr-smoke", ["max_steps=1"])
