@@ -7,7 +7,6 @@ and the training row that is kept (k0 + user prompt + the bare final answer).
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -62,11 +61,6 @@ def load_scaffold() -> str:
     if not path.is_file():
         raise RsiHubError(f"{path} not found: the lensyn scaffold ships in templates/.")
     return path.read_text(encoding="utf-8")
-
-
-def scaffold_sha256() -> str:
-    """sha256 of the scaffold text, recorded in provenance so a data set names its scaffold."""
-    return hashlib.sha256(load_scaffold().encode("utf-8")).hexdigest()
 
 
 def scaffold_messages(prompt: PoolPrompt) -> list[Message]:
