@@ -18,9 +18,11 @@ from rsi_hub.errors import RsiHubError
 COMMAND_MODULES: list[str] = [
     "check",
     "demo",
+    "prep",
     "suites",
     "synth",
     "tiny",
+    "train",
     "validate",
 ]
 # Modules that add a method to a command above (e.g. `rlvr` to `train`); registered after them.

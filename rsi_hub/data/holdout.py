@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Protocol, runtime_checkable
 
-from rsi_hub.errors import HoldoutInputError
+from rsi_hub.errors import HoldoutInputError, RsiHubError
 
 # How many matched holdout ids prep keeps in its stats as examples.
 MAX_REPORTED_MATCHES = 20
@@ -75,16 +75,20 @@ class HoldoutGuard:
 def default_holdout_matcher() -> PromptMatcher:
     """The production holdout index over every internal suite (IF-818, IF263, IF-3k).
 
+    `rsi_hub.suites.holdout_index()`: exact match after `normalize_prompt`, or a near-duplicate
+    (word 8-gram overlap of at least half the smaller prompt), built once per process.
+
     Raises:
-        HoldoutInputError: `rsi_hub.suites` is not available, so the guard cannot run; prep
-            never silently trains without it (pass an explicit matcher, or disable the guard
-            knowingly with `--no-holdout-guard`, which is recorded in the stats).
+        HoldoutInputError: `rsi_hub.suites` or its suite files are not available, so the guard
+            cannot run; prep never silently trains without it (pass an explicit matcher, or
+            disable the guard knowingly with `--no-holdout-guard`, which is recorded in the stats).
     """
     try:
-        from rsi_hub.suites import HoldoutIndex
-    except ImportError as err:
+        from rsi_hub.suites import holdout_index
+
+        return holdout_index()
+    except (ImportError, RsiHubError) as err:
         raise HoldoutInputError(
-            "the holdout guard needs rsi_hub.suites (HoldoutIndex), which is not available in "
-            f"this install ({err}); prep refuses to run without it unless --no-holdout-guard is given"
+            f"the holdout guard needs the suite index of rsi_hub.suites, which is not available ({err}); "
+            "prep refuses to run without it unless --no-holdout-guard is given"
         ) from err
-    return HoldoutIndex()

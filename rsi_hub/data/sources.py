@@ -133,6 +133,7 @@ def local_data_files(path: Path) -> tuple[str, list[Path]]:
         DataSourceError: the path is missing or holds no readable data files.
         HoldoutInputError: a file is named `prompts*.jsonl`.
     """
+    refuse_holdout_files([path])
     if path.is_file():
         files = [path]
     elif path.is_dir():
