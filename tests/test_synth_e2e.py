@@ -59,7 +59,7 @@ def test_lensyn_cli_on_the_pool(tiny_run: Path, tmp_path: Path, capsys) -> None:
 
     out = tmp_path / "cli"
     argv = ["synth", "lensyn", "--model", str(tiny_run), "--out", str(out), "--limit", "3"]
-    argv += ["--k", "2", "--max-new-tokens", "6", "--batch-size", "6"]
+    argv += ["--k", "2", "--max-new-tokens", "6", "--batch-size", "6", "--only-checks", "word_eq"]
     assert main(argv) == 0
     assert "samples from 3 prompts" in capsys.readouterr().out
     provenance = json.loads((out / "provenance.json").read_text())
@@ -69,6 +69,7 @@ def test_lensyn_cli_on_the_pool(tiny_run: Path, tmp_path: Path, capsys) -> None:
     assert provenance["audit"]["passed"] is True
     assert set(provenance["audit"]["holdouts"]) == {"if818", "if263", "if3k"}
     assert provenance["rows_generated"] == 6
+    assert provenance["check_types"] == ["word_eq"]
     # Running the same command again resumes a finished run: nothing is generated twice.
     assert main(argv) == 0
     ledger = (out / "ledger.jsonl").read_text().splitlines()

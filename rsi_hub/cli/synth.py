@@ -53,6 +53,12 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="JSONL prompts ({id, prompt, checks}) instead of the suites' generation pool",
     )
+    parser.add_argument(
+        "--only-checks",
+        default=None,
+        metavar="TYPES",
+        help="comma-separated check types: use only prompts carrying one (e.g. word_eq,word_times)",
+    )
     parser.add_argument("--temperature", type=float, default=0.8, help="default 0.8")
     parser.add_argument("--top-p", type=float, default=0.95, help="default 0.95")
     parser.add_argument("--max-new-tokens", type=int, default=1024, help="default 1024")
@@ -81,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
         args.out,
         k=args.k,
         limit=args.limit,
+        check_types=args.only_checks.split(",") if args.only_checks else None,
         backend=args.backend,
         sampling=SamplingSettings(
             temperature=args.temperature,

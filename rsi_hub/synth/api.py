@@ -25,6 +25,7 @@ def synthesize(
     *,
     k: int = 4,
     limit: int | None = None,
+    check_types: list[str] | None = None,
     backend: str | GenerationBackend = "hf",
     sampling: SamplingSettings | None = None,
     batch_size: int = 64,
@@ -44,6 +45,7 @@ def synthesize(
         out_dir: where `data.jsonl`, `ledger.jsonl`, `run.json`, `provenance.json` go.
         k: samples per prompt.
         limit: use only the first `limit` eligible prompts.
+        check_types: use only prompts carrying a check of one of these types.
         backend: `hf`, `vllm`, or a backend object (tests pass a stand-in).
         sampling: temperature, top_p, max_new_tokens, seed.
         batch_size: requests per generation call.
@@ -62,7 +64,7 @@ def synthesize(
             written, so the report can be read).
     """
     sampling = sampling or SamplingSettings()
-    prompts = select_prompts(prompts_file, limit, eligible)
+    prompts = select_prompts(prompts_file, limit, eligible, check_types=check_types)
     if not prompts:
         raise RsiHubError(
             "no eligible prompts: the pool (or --prompts file) is empty after filtering."
@@ -83,6 +85,7 @@ def synthesize(
         sampling=sampling,
         k=k,
         prompt_source=str(prompts_file) if prompts_file else "pool",
+        check_types=tuple(check_types or ()),
     )
     provenance = run_synthesis(
         prompts,

@@ -9,7 +9,7 @@ near-duplicate) decide.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -77,17 +77,27 @@ def eligible_prompts(
 
 
 def select_prompts(
-    prompts_file: str | Path | None, limit: int | None, eligible: Eligible | None = None
+    prompts_file: str | Path | None,
+    limit: int | None,
+    eligible: Eligible | None = None,
+    *,
+    check_types: Collection[str] | None = None,
 ) -> list[PoolPrompt]:
     """The pool (or a prompt file) restricted to what synth may use, up to `limit` prompts.
 
     Pool prompts pass `pool_eligible`; file prompts pass `not_a_holdout`; tests may inject.
+    With `check_types`, only prompts carrying at least one check of those types are used (the
+    card's lensyn targeted the count checks: `word_eq`, `word_times`).
     """
     if prompts_file:
-        return eligible_prompts(
-            load_prompt_file(prompts_file), eligible=eligible or not_a_holdout, limit=limit
-        )
-    return eligible_prompts(load_pool(), eligible=eligible or pool_eligible, limit=limit)
+        source: Iterable[PoolPrompt] = load_prompt_file(prompts_file)
+        guard = eligible or not_a_holdout
+    else:
+        source, guard = load_pool(), eligible or pool_eligible
+    if check_types:
+        wanted = set(check_types)
+        source = (p for p in source if any(c.get("type") in wanted for c in p.checks))
+    return eligible_prompts(source, eligible=guard, limit=limit)
 
 
 def audit_data(data_path: Path, *, indexes: Mapping[str, Any] | None = None) -> dict[str, Any]:

@@ -81,6 +81,7 @@ def build_provenance(
         "system_prompt_sha256": run_config["system_prompt_sha256"],
         "checker_version": run_config["checker_version"],
         "prompt_source": run_config["prompt_source"],
+        "check_types": run_config["check_types"],
         "prompt_ids_sha256": run_config["prompt_ids_sha256"],
         "prompt_ids": prompt_ids,
         "data_file": data_path.name,

@@ -42,6 +42,7 @@ class SynthSpec:
     sampling: SamplingSettings
     k: int
     prompt_source: str = "pool"
+    check_types: tuple[str, ...] = ()  # only prompts carrying one of these check types
 
     def run_config(self, prompt_ids: list[Any]) -> dict[str, Any]:
         """The JSON-ready `run.json` content for these prompts."""
@@ -60,6 +61,7 @@ class SynthSpec:
             "system_prompt_sha256": text_sha256(load_system_prompt()),
             "checker_version": checker_version(),
             "prompt_source": self.prompt_source,
+            "check_types": list(self.check_types),
             "n_prompts": len(prompt_ids),
             "prompt_ids_sha256": prompt_ids_sha256(prompt_ids),
         }
