@@ -63,7 +63,12 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--top-p", type=float, default=0.95, help="default 0.95")
     parser.add_argument("--max-new-tokens", type=int, default=1024, help="default 1024")
     parser.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
-    parser.add_argument("--batch-size", type=int, default=64, help="requests per call (64)")
+    parser.add_argument(
+        "--batch-size",
+        type=int,
+        default=None,
+        help="requests per generation call and ledger flush (default: hf 16, vllm 1024)",
+    )
     parser.add_argument(
         "--tensor-parallel-size",
         type=int,

@@ -13,6 +13,8 @@ from rsi_hub.synth.pool import Eligible, audit_data, select_prompts
 from rsi_hub.synth.provenance import Audit, weights_sha256
 from rsi_hub.synth.run import SynthSpec, run_synthesis
 
+DEFAULT_BATCH_SIZE = {"hf": 16, "vllm": 1024}
+
 
 class ContaminationError(RsiHubError):
     """The finished data shares prompts with a holdout suite; it must not be trained on."""
@@ -28,7 +30,7 @@ def synthesize(
     check_types: list[str] | None = None,
     backend: str | GenerationBackend = "hf",
     sampling: SamplingSettings | None = None,
-    batch_size: int = 64,
+    batch_size: int | None = None,
     tensor_parallel_size: int = 1,
     prompts_file: str | Path | None = None,
     force: bool = False,
@@ -48,7 +50,8 @@ def synthesize(
         check_types: use only prompts carrying a check of one of these types.
         backend: `hf`, `vllm`, or a backend object (tests pass a stand-in).
         sampling: temperature, top_p, max_new_tokens, seed.
-        batch_size: requests per generation call.
+        batch_size: requests per generation call (and per ledger flush); default 16 for hf,
+            1024 for vllm, whose scheduler wants many requests at once.
         tensor_parallel_size: GPUs per vLLM engine.
         prompts_file: a JSONL prompt file instead of the suites' generation pool.
         force: start over when `out_dir` holds a run with other settings.
@@ -93,7 +96,7 @@ def synthesize(
         out_dir,
         spec,
         audit=audit or audit_data,
-        batch_size=batch_size,
+        batch_size=batch_size or DEFAULT_BATCH_SIZE.get(generator.name, 16),
         judge=judge,
         force=force,
         progress=progress,
