@@ -1,0 +1,42 @@
+"""Verifier-filtered synthetic data (card section 2) and the RLVR recipe (card section 6).
+
+- `synthesize(mode="lensyn" | "rft", ...)`: K samples per eligible pool prompt, judged by the
+  one checker, exact passes kept as ChatML rows (k0, prompt, bare answer), streamed to disk with
+  resume, with provenance and the holdout contamination audit.
+- `rsi_hub.synth.rlvr`: TRL GRPOTrainer on pool prompts with the checker as reward.
+
+Uses `rsi_hub.checker`, `rsi_hub.suites` and `rsi_hub.chat`; nothing else of the package.
+"""
+
+from rsi_hub.synth.api import ContaminationError, synthesize
+from rsi_hub.synth.backends import (
+    Generation,
+    GenerationBackend,
+    GenerationRequest,
+    SamplingSettings,
+    make_backend,
+)
+from rsi_hub.synth.extract import FINAL_MARKER, Extraction, Malformed, extract_final
+from rsi_hub.synth.filter import MODES, judge_generation
+from rsi_hub.synth.prompts import PoolPrompt, load_scaffold
+from rsi_hub.synth.run import SynthSpec, run_synthesis
+
+__all__ = [
+    "FINAL_MARKER",
+    "MODES",
+    "ContaminationError",
+    "Extraction",
+    "Generation",
+    "GenerationBackend",
+    "GenerationRequest",
+    "Malformed",
+    "PoolPrompt",
+    "SamplingSettings",
+    "SynthSpec",
+    "extract_final",
+    "judge_generation",
+    "load_scaffold",
+    "make_backend",
+    "run_synthesis",
+    "synthesize",
+]

@@ -1,0 +1,104 @@
+"""Provenance of a synthetic data set: what made it, from which prompts, and what it holds."""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from rsi_hub import __version__
+from rsi_hub.errors import RsiHubError
+
+WEIGHTS_GLOB = "model*.safetensors"
+CHUNK = 1 << 20
+
+# An audit takes the data file and returns a JSON-ready report with a boolean `passed`
+# (zero prompt overlap with every holdout).
+Audit = Callable[[Path], dict[str, Any]]
+
+
+def file_sha256(path: str | Path) -> str:
+    """sha256 of one file, read in 1 MiB chunks."""
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as f:
+        while chunk := f.read(CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def weights_sha256(model_dir: str | Path) -> str:
+    """One sha256 for all the weights of a model folder.
+
+    The sha256 of the manifest `"<file sha256>  <file name>\\n"` over the `model*.safetensors`
+    files in name order: what `LC_ALL=C sha256sum model*.safetensors | sha256sum` prints in the
+    folder. This is the evaluation side's convention (`rsi_hub.evaluate.provenance`), repeated
+    here because synth may not import `evaluate` (dependency direction); a test holds the two
+    equal.
+    """
+    folder = Path(model_dir)
+    files = sorted(p for p in folder.glob(WEIGHTS_GLOB) if p.is_file())
+    if not files:
+        raise RsiHubError(
+            f"{folder}: no {WEIGHTS_GLOB} file; pass a run directory that holds the weights."
+        )
+    manifest = "".join(f"{file_sha256(p)}  {p.name}\n" for p in files)
+    return hashlib.sha256(manifest.encode("utf-8")).hexdigest()
+
+
+def framework_versions() -> dict[str, str]:
+    """Versions of the libraries that shape generation."""
+    versions = {"python": platform.python_version(), "rsi_hub": __version__}
+    for name in ("torch", "transformers", "vllm"):
+        try:
+            module = __import__(name)
+        except ImportError:
+            continue
+        versions[name] = getattr(module, "__version__", "unknown")
+    return versions
+
+
+def build_provenance(
+    *,
+    run_config: dict[str, Any],
+    stats: dict[str, Any],
+    data_path: Path,
+    prompt_ids: list[Any],
+    audit: dict[str, Any],
+) -> dict[str, Any]:
+    """The provenance record written beside the data as `provenance.json`."""
+    return {
+        "kind": run_config["mode"],
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "model": run_config["model"],
+        "weights_sha256": run_config["weights_sha256"],
+        "backend": run_config["backend"],
+        "sampling": run_config["sampling"],
+        "k": run_config["k"],
+        "scaffold_sha256": run_config.get("scaffold_sha256"),
+        "system_prompt_sha256": run_config["system_prompt_sha256"],
+        "checker_version": run_config["checker_version"],
+        "prompt_source": run_config["prompt_source"],
+        "check_types": run_config["check_types"],
+        "prompt_ids_sha256": run_config["prompt_ids_sha256"],
+        "prompt_ids": prompt_ids,
+        "data_file": data_path.name,
+        "data_sha256": file_sha256(data_path),
+        "rows_kept": stats["kept"],
+        "rows_generated": stats["generated"],
+        "stats": stats,
+        "audit": audit,
+        "versions": framework_versions(),
+    }
+
+
+def prompt_ids_sha256(prompt_ids: list[Any]) -> str:
+    """sha256 of the prompt ids, one per line: names the prompt set in `run.json`."""
+    return hashlib.sha256("".join(f"{i}\n" for i in prompt_ids).encode("utf-8")).hexdigest()
+
+
+def text_sha256(text: str) -> str:
+    """sha256 of a text (UTF-8)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
