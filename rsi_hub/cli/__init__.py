@@ -19,6 +19,7 @@ COMMAND_MODULES: list[str] = [
     "demo",
     "tiny",
     "validate",
+    "soup",
 ]
 
 
