@@ -20,6 +20,7 @@ COMMAND_MODULES: list[str] = [
     "tiny",
     "validate",
     "soup",
+    "prompt_search",
 ]
 
 
