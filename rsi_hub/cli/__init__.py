@@ -21,6 +21,7 @@ COMMAND_MODULES: list[str] = [
     "validate",
     "soup",
     "prompt_search",
+    "sweep",
 ]
 
 
