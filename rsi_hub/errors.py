@@ -16,3 +16,14 @@ class ServingContractError(RsiHubError):
 
 class OutputDirNotEmptyError(RsiHubError):
     """An output folder already holds files and `--force` was not given."""
+
+
+class SuiteFileError(RsiHubError):
+    """A suite file is missing, malformed, fails its manifest hash, or would be overwritten.
+
+    The message names the file (and the line and field, for a bad row) and what to do.
+    """
+
+
+class PrefSourceError(RsiHubError):
+    """Preference pairs could not be loaded from the requested source; the message says why."""

@@ -1,0 +1,99 @@
+"""The rule-based checker: one implementation of every constraint, for evaluation, synthetic-data
+filtering, the RL reward and the demo (normative spec: spec/checks.md).
+
+```python
+from rsi_hub.checker import check, CheckError
+
+verdict = check(response, [{"type": "word_eq", "n": 50}, {"type": "no_char", "char": "z"}])
+verdict.passed             # True only if every check passed
+verdict.results[0].reason  # "" when passed, else e.g. "expected 50 words, got 48 (-2)"
+```
+
+- `check(response, checks)` validates every constraint first (`CheckError` names the index, what
+  is wrong and how to fix it), then judges. Any `str` response never raises.
+- `validate_checks(checks)` validates only (suite loaders).
+- `REGISTRY` maps each type name to its function, parameter schema and summary; the functions'
+  docstrings state the semantics, including the readings chosen where the spec is silent.
+- `CHECKER_VERSION` names the semantics; it changes whenever some verdict could change.
+- `failure_analysis` / `render_failure_table` (in `rsi_hub.checker.analysis`) build card §5's
+  failure table from verdicts.
+
+This package is a leaf: it imports nothing else from rsi_hub.
+"""
+
+from rsi_hub.checker import (  # noqa: F401 - importing registers the check types
+    checks_code,
+    checks_counts,
+    checks_ev4,
+    checks_structure,
+    checks_text,
+)
+from rsi_hub.checker.analysis import FailureAnalysis, failure_analysis, render_failure_table
+from rsi_hub.checker.context import normalize
+from rsi_hub.checker.core import (
+    CHECKER_VERSION,
+    REGISTRY,
+    CheckError,
+    CheckResult,
+    Verdict,
+    check,
+    validate_checks,
+)
+
+#: The instruction-following check types of the spec's table (IF-818, IF263, IF-3k, the pool).
+IF_TYPES: tuple[str, ...] = (
+    "word_eq",
+    "word_min",
+    "word_max",
+    "word_band",
+    "word_times",
+    "sent",
+    "sent_min",
+    "sent_max",
+    "para",
+    "contains",
+    "contains_norm",
+    "no_word",
+    "no_char",
+    "startswith",
+    "endswith",
+    "bullet",
+    "numbered",
+    "numbered_start",
+    "table_rows",
+    "json_keys",
+    "json_keys_any",
+    "json_array_len",
+    "is_upper",
+    "is_lower",
+    "char_max",
+)
+
+#: The EV4 (general ability) check types.
+EV4_TYPES: tuple[str, ...] = (
+    "number_eq",
+    "choice",
+    "regex",
+    "contains_any",
+    "json_valid",
+    "tool_call",
+    "refusal",
+    "no_refusal",
+    "code_tests",
+)
+
+__all__ = [
+    "CHECKER_VERSION",
+    "EV4_TYPES",
+    "IF_TYPES",
+    "REGISTRY",
+    "CheckError",
+    "CheckResult",
+    "FailureAnalysis",
+    "Verdict",
+    "check",
+    "failure_analysis",
+    "normalize",
+    "render_failure_table",
+    "validate_checks",
+]

@@ -1,0 +1,185 @@
+"""Per-response derived values, computed lazily and at most once per `check()` call.
+
+One `Context` is built per call and shared by every constraint of that call, so a response
+judged on `word_eq`, `word_max` and `sent` is stripped once, split once and segmented once.
+Each accessor is a plain method with an explicit cache slot (not `functools.cached_property`,
+which takes a lock on every first access in Python 3.11 and costs more than a short split).
+
+The text preliminaries implemented here are normative (spec/checks.md, "Text preliminaries").
+Every regular expression in this module is linear: possessive quantifiers and disjoint
+alternatives leave the engine nothing to backtrack into.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rsi_hub.checker.jsonutil import Fence, JsonParse
+
+# Curly to straight quotes, the only quote folding the spec asks for.
+_QUOTES = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"'})
+
+#: Characters that may follow a run of . ! ? and still belong to its terminator.
+CLOSERS = "\"'”’)]"
+
+# A sentence: starts at its first letter or digit and runs to the next terminator (a run of
+# . ! ? plus closers, followed by white space or the end) or to the end. A . ! ? run that is
+# not followed by white space (3.5, e.g., "?!x") stays inside the sentence. One match per
+# sentence, so the number of matches is the sentence count.
+_SENTENCE = re.compile(r"""[^\W_](?:[^.!?]++|[.!?]++["'”’)\]]*+(?!\s|\Z))*+""")
+
+# A paragraph break: a newline, then one or more (optionally blank-padded) newlines. Because it
+# swallows every following blank line and `t` is stripped, the pieces between breaks are never
+# empty, so paragraphs = breaks + 1 for a non-empty `t`.
+_PARA_BREAK = re.compile(r"\n(?:[^\S\n]*+\n)++")
+
+
+def normalize(s: str) -> str:
+    """Light normalisation N(s): NFKC, curly quotes to straight, white-space runs to one space,
+    strip."""
+    if not s.isascii():
+        s = unicodedata.normalize("NFKC", s).translate(_QUOTES)
+    return " ".join(s.split())
+
+
+class Context:
+    """Everything the checks of one call derive from the response, each computed on demand.
+
+    `t` is the response stripped of leading and trailing white space (spec: "t"). Check modules
+    may keep their own derived values with `memo(key, compute)`.
+    """
+
+    __slots__ = (
+        "_fold",
+        "_fold_cf",
+        "_json",
+        "_memo",
+        "_norm",
+        "_norm_cf",
+        "_sentences",
+        "_text_lf",
+        "_words",
+        "response",
+        "t",
+    )
+
+    def __init__(self, response: str) -> None:
+        self.response = response
+        self.t = response.strip()
+        self._words: list[str] | None = None
+        self._fold: str | None = None
+        self._fold_cf: str | None = None
+        self._norm: str | None = None
+        self._norm_cf: str | None = None
+        self._sentences: int | None = None
+        self._text_lf: str | None = None
+        self._json: JsonParse | None = None
+        self._memo: dict[str, Any] | None = None
+
+    # --- words -------------------------------------------------------------------------------
+    def words(self) -> list[str]:
+        """`t.split()`: the spec's words."""
+        w = self._words
+        if w is None:
+            w = self._words = self.t.split()
+        return w
+
+    def word_count(self) -> int:
+        """`len(t.split())`."""
+        return len(self.words())
+
+    # --- normalised forms --------------------------------------------------------------------
+    def fold(self) -> str:
+        """`t` with NFKC and curly quotes straightened, white space left as is.
+
+        Equal to N(t) up to white-space runs, so a needle without white space is a substring of
+        N(t) exactly when it is a substring of `fold()`; that saves the collapse for most checks.
+        """
+        v = self._fold
+        if v is None:
+            t = self.t
+            v = t if t.isascii() else unicodedata.normalize("NFKC", t).translate(_QUOTES)
+            self._fold = v
+        return v
+
+    def fold_cf(self) -> str:
+        """`fold().casefold()`."""
+        v = self._fold_cf
+        if v is None:
+            v = self._fold_cf = self.fold().casefold()
+        return v
+
+    def norm(self) -> str:
+        """N(t): the light normalisation of the spec."""
+        v = self._norm
+        if v is None:
+            v = self._norm = " ".join(self.fold().split())
+        return v
+
+    def norm_cf(self) -> str:
+        """`N(t).casefold()`."""
+        v = self._norm_cf
+        if v is None:
+            v = self._norm_cf = self.norm().casefold()
+        return v
+
+    # --- sentences and paragraphs ----------------------------------------------------------
+    def sentence_count(self) -> int:
+        """Number of sentences: pieces between terminators that hold a letter or a digit."""
+        v = self._sentences
+        if v is None:
+            v = self._sentences = len(_SENTENCE.findall(self.t))
+        return v
+
+    def ends_with_terminator(self) -> bool:
+        """Whether `t` ends with a run of . ! ? optionally followed by closing quotes/brackets."""
+        return self.t.rstrip(CLOSERS)[-1:] in (".", "!", "?")
+
+    def paragraph_count(self) -> int:
+        """Non-empty pieces of `t` separated by one or more blank lines."""
+        t = self.t
+        if not t:
+            return 0
+        return len(_PARA_BREAK.findall(t)) + 1
+
+    # --- lines -------------------------------------------------------------------------------
+    def text_lf(self) -> str:
+        """`t` with CRLF and lone CR line breaks turned into LF, for the line-based checks."""
+        v = self._text_lf
+        if v is None:
+            t = self.t
+            v = t.replace("\r\n", "\n").replace("\r", "\n") if "\r" in t else t
+            self._text_lf = v
+        return v
+
+    # --- JSON --------------------------------------------------------------------------------
+    def fences(self) -> list[Fence]:
+        """The fenced code blocks of `t`, in order (see `jsonutil.find_fences`)."""
+        from rsi_hub.checker.jsonutil import find_fences
+
+        return self.memo("fences", lambda: find_fences(self.text_lf()))
+
+    def json(self) -> JsonParse:
+        """The response as JSON under the spec's rule (whole text, else its one fenced block)."""
+        v = self._json
+        if v is None:
+            from rsi_hub.checker.jsonutil import parse_response_json
+
+            v = self._json = parse_response_json(self.t, self.fences)
+        return v
+
+    # --- extension point ---------------------------------------------------------------------
+    def memo(self, key: str, compute: Callable[[], Any]) -> Any:
+        """Return the value cached under `key`, computing it with `compute()` the first time."""
+        m = self._memo
+        if m is None:
+            m = self._memo = {}
+        try:
+            return m[key]
+        except KeyError:
+            v = m[key] = compute()
+            return v

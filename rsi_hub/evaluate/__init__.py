@@ -1,0 +1,41 @@
+"""Evaluation: lm-eval tasks for the card's suites, `rsi-hub eval`, `compare` and `failures`.
+
+Public API (imported lazily, so that lm-eval's task files can import `harness` cheaply):
+
+- `evaluate_run(run, suite, ...)`: score a run; writes `RUN/eval/<suite>/` (results.json,
+  samples_<task>.jsonl, meta.json). See `rsi_hub.evaluate.store` for the layout.
+- `read_suite_dir(run, suite)`: read a finished evaluation back (metrics, samples, meta).
+- `compare_runs(run_a, run_b, task=...)`: paired McNemar, bootstrap CI, acceptance rule.
+- `failure_report(run, task=...)`: the card's section 5 table from the logged samples.
+- `weights_sha256(folder)`: the digest every result is bound to (also used by release).
+
+Uses `rsi_hub.checker`, `rsi_hub.suites` and `rsi_hub.chat` only.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+_EXPORTS = {
+    "evaluate_run": "rsi_hub.evaluate.runner",
+    "SuiteOutcome": "rsi_hub.evaluate.runner",
+    "format_outcome": "rsi_hub.evaluate.report",
+    "read_suite_dir": "rsi_hub.evaluate.store",
+    "suite_dir": "rsi_hub.evaluate.store",
+    "compare_runs": "rsi_hub.evaluate.compare",
+    "AcceptanceRule": "rsi_hub.evaluate.compare",
+    "Comparison": "rsi_hub.evaluate.compare",
+    "failure_report": "rsi_hub.evaluate.failures",
+    "weights_sha256": "rsi_hub.evaluate.provenance",
+    "weights_files_sha256": "rsi_hub.evaluate.provenance",
+    "SUITES": "rsi_hub.evaluate.protocol",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'rsi_hub.evaluate' has no attribute {name!r}")

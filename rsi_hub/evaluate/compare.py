@@ -1,0 +1,308 @@
+"""`rsi-hub compare`: two runs on the same documents, paired statistics and the acceptance rule.
+
+Card sections 3 and 4: only differences confirmed by a paired test on the same items count.
+A candidate B is accepted over an incumbent A when (i) none of B's guards regresses
+(IF263 >= 193, MMLU >= 0.71, EV4 >= 104, PREF >= 0.618, each from a full run of B) and (ii) B
+shows a paired-significant gain on the primary suite (exact McNemar p < alpha, B-only wins
+outnumbering A-only wins).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rsi_hub.errors import RsiHubError
+from rsi_hub.evaluate import stats, store
+from rsi_hub.evaluate.protocol import SUITES, Suite
+
+
+class DocumentMismatchError(RsiHubError):
+    """The two runs were scored on different documents under the same id."""
+
+
+@dataclass(frozen=True)
+class Guard:
+    """A guard of the acceptance rule: `metric` of `task` in `RUN/eval/<suite>/` >= threshold."""
+
+    label: str
+    suite: str
+    task: str
+    metric: str
+    threshold: float
+
+
+DEFAULT_GUARDS: tuple[Guard, ...] = (
+    Guard("IF263", "if263", "if263", "pass_count", 193),
+    Guard("MMLU", "mmlu", "mmlu", "acc", 0.71),
+    Guard("EV4", "ev4", "ev4", "checks_passed", 104),
+    Guard("PREF", "pref", "pref", "acc_norm", 0.618),
+)
+
+
+@dataclass(frozen=True)
+class AcceptanceRule:
+    """The card's acceptance rule; thresholds and alpha are configurable."""
+
+    guards: tuple[Guard, ...] = DEFAULT_GUARDS
+    alpha: float = 0.05
+
+    def with_thresholds(self, thresholds: dict[str, float]) -> AcceptanceRule:
+        """A copy with some guard thresholds replaced (keys: guard label or suite, any case)."""
+        wanted = {key.lower(): value for key, value in thresholds.items()}
+        known = {g.label.lower() for g in self.guards} | {g.suite for g in self.guards}
+        unknown = sorted(set(wanted) - known)
+        if unknown:
+            raise RsiHubError(
+                f"unknown guard {', '.join(unknown)}; guards are "
+                f"{', '.join(g.suite for g in self.guards)}"
+            )
+        guards = []
+        for g in self.guards:
+            value = wanted.get(g.label.lower(), wanted.get(g.suite))
+            guards.append(g if value is None else Guard(g.label, g.suite, g.task, g.metric, value))
+        return AcceptanceRule(tuple(guards), self.alpha)
+
+
+@dataclass(frozen=True)
+class GuardResult:
+    """One guard as read from the candidate's results."""
+
+    label: str
+    threshold: float
+    value: float | None
+    status: str  # "ok", "fail" or "missing"
+    note: str = ""
+
+
+@dataclass
+class Comparison:
+    """The paired comparison of two runs on one suite and the acceptance verdict."""
+
+    task: str
+    run_a: str
+    run_b: str
+    n: int
+    a: int
+    b: int
+    a_only: int
+    b_only: int
+    mcnemar_p: float
+    ci95: tuple[float, float]
+    unmatched_a: int
+    unmatched_b: int
+    prompts_differ: int
+    guards: list[GuardResult] = field(default_factory=list)
+    verdict: str = ""
+    accepted: bool | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready dict; `a`, `b` are pass counts on the `n` paired documents, `ci95` the
+        bootstrap 95 % interval of B - A in percentage points."""
+        data = asdict(self)
+        data["ci95"] = list(self.ci95)
+        return data
+
+
+@dataclass(frozen=True)
+class _Logged:
+    doc_hash: str
+    prompt_hash: str
+    passed: bool
+
+
+def _doc_key(task: str, sample: dict[str, Any]) -> str:
+    doc = sample.get("doc") or {}
+    ident = doc.get("id") if isinstance(doc, dict) and doc.get("id") is not None else None
+    return f"{task}:{ident if ident is not None else sample['doc_id']}"
+
+
+def load_paired_log(run: str | Path, suite: Suite) -> tuple[dict[str, _Logged], dict[str, Any]]:
+    """Per-document outcomes of one run on one suite, keyed by task and document id; and meta."""
+    record = store.read_suite_dir(run, suite.name)
+    logged: dict[str, _Logged] = {}
+    for task, sample in record.samples():
+        if suite.paired_metric not in sample:
+            raise RsiHubError(
+                f"{record.folder}: samples of {task} lack the metric {suite.paired_metric!r}"
+            )
+        key = _doc_key(task, sample)
+        logged[key] = _Logged(
+            sample["doc_hash"], sample.get("prompt_hash", ""), bool(sample[suite.paired_metric])
+        )
+    if not logged:
+        raise RsiHubError(f"{record.folder}: no per-document samples logged")
+    return logged, record.meta
+
+
+def _same_protocol(meta_a: dict[str, Any], meta_b: dict[str, Any], task: str) -> None:
+    # What changes the meaning of a pass must match, or the pairing compares different tests.
+    for key, what in (
+        ("checker_version", "checker version"),
+        ("system_prompt_id", "system prompt"),
+        ("generation", "generation settings"),
+    ):
+        if meta_a.get(key) != meta_b.get(key):
+            raise RsiHubError(
+                f"{task}: the runs differ in {what} ({meta_a.get(key)!r} vs {meta_b.get(key)!r}); "
+                "re-run `rsi-hub eval` on both so that they are scored alike."
+            )
+
+
+def read_guard(run: str | Path, guard: Guard, weights: str | None) -> GuardResult:
+    """Read one guard from `RUN/eval/<suite>/`: missing unless a full, served-configuration run
+    of the same weights."""
+    if not store.has_suite_dir(run, guard.suite):
+        return GuardResult(guard.label, guard.threshold, None, "missing", "not evaluated")
+    record = store.read_suite_dir(run, guard.suite)
+    meta = record.meta
+    if meta.get("limit") is not None:
+        return GuardResult(
+            guard.label, guard.threshold, None, "missing", f"ran with --limit {meta['limit']}"
+        )
+    if meta.get("served_configuration") is False:
+        return GuardResult(guard.label, guard.threshold, None, "missing", "not served settings")
+    if weights is not None and meta.get("weights_sha256") not in (None, weights):
+        return GuardResult(
+            guard.label, guard.threshold, None, "missing", "scored other weights than the primary"
+        )
+    value = record.metrics(guard.task).get(guard.metric)
+    if not isinstance(value, int | float):
+        return GuardResult(guard.label, guard.threshold, None, "missing", f"no {guard.metric}")
+    status = "ok" if value >= guard.threshold else "fail"
+    return GuardResult(guard.label, guard.threshold, float(value), status)
+
+
+def _points(x: float) -> str:
+    return f"{x:+.2f}"
+
+
+def decide(comparison: Comparison, rule: AcceptanceRule, primary_limited: bool) -> None:
+    """Fill `verdict` (one line) and `accepted` (None when it cannot be decided)."""
+    c = comparison
+    failed = [g for g in c.guards if g.status == "fail"]
+    missing = [g for g in c.guards if g.status == "missing"]
+    gain = c.b_only - c.a_only
+    significant = gain > 0 and c.mcnemar_p < rule.alpha
+    if failed:
+        listed = "; ".join(f"{g.label} {g.value:g} < {g.threshold:g}" for g in failed)
+        c.accepted = False
+        c.verdict = f"REJECT: B breaks guard(s) {listed}"
+        return
+    if missing:
+        listed = ", ".join(f"{g.label} ({g.note})" for g in missing)
+        suites = " ".join(sorted({g.label.lower() for g in missing}))
+        c.accepted = None
+        c.verdict = (
+            f"INCOMPLETE: no usable guard result for {listed} in {c.run_b}; "
+            f"run `rsi-hub eval {c.run_b} --suite SUITE` for: {suites}"
+        )
+        return
+    if primary_limited:
+        c.accepted = None
+        c.verdict = f"INCOMPLETE: {c.task} was scored with --limit; evaluate the full suite"
+        return
+    ci = f"95 % CI [{_points(c.ci95[0])}, {_points(c.ci95[1])}] points"
+    if significant:
+        c.accepted = True
+        c.verdict = (
+            f"ACCEPT: B gains {gain:+d} on {c.task} (exact McNemar p = {c.mcnemar_p:.3g}, {ci}) "
+            "and keeps every guard"
+        )
+    else:
+        c.accepted = False
+        why = "no gain" if gain <= 0 else f"p = {c.mcnemar_p:.3g} >= {rule.alpha:g}"
+        c.verdict = (
+            f"REJECT: no paired-significant gain of B on {c.task} ({gain:+d}, {why}, {ci}); "
+            "guards hold"
+        )
+
+
+def compare_runs(
+    run_a: str | Path,
+    run_b: str | Path,
+    *,
+    task: str = "if818",
+    rule: AcceptanceRule | None = None,
+    bootstrap_iters: int = 10_000,
+    seed: int = 0,
+) -> Comparison:
+    """Compare incumbent A and candidate B on one suite and apply the acceptance rule.
+
+    Documents are joined on task and document id; documents only one run scored (e.g. under
+    different --limit) are left out and counted.
+
+    Raises:
+        DocumentMismatchError: a document id carries different content in the two runs.
+        RsiHubError: a run lacks `RUN/eval/<task>/`, the runs share no document, or they were
+            scored with different checker versions, system prompts or generation settings.
+    """
+    if task not in SUITES:
+        raise RsiHubError(f"unknown task {task!r}; choose one of {', '.join(SUITES)}")
+    suite = SUITES[task]
+    rule = rule or AcceptanceRule()
+    log_a, meta_a = load_paired_log(run_a, suite)
+    log_b, meta_b = load_paired_log(run_b, suite)
+    _same_protocol(meta_a, meta_b, task)
+
+    shared = sorted(set(log_a) & set(log_b))
+    if not shared:
+        raise RsiHubError(f"{task}: the two runs share no document id; nothing to pair.")
+    differing = [key for key in shared if log_a[key].doc_hash != log_b[key].doc_hash]
+    if differing:
+        raise DocumentMismatchError(
+            f"{task}: {len(differing)} document(s) have the same id but different content "
+            f"(doc_hash), first {differing[0]}: the runs were scored on different suite files. "
+            "Re-run `rsi-hub eval` on both with the same suite version."
+        )
+    a = [log_a[key].passed for key in shared]
+    b = [log_b[key].passed for key in shared]
+    counts = stats.paired_counts(a, b)
+    comparison = Comparison(
+        task=task,
+        run_a=str(run_a),
+        run_b=str(run_b),
+        n=counts.n,
+        a=counts.a_pass,
+        b=counts.b_pass,
+        a_only=counts.a_only,
+        b_only=counts.b_only,
+        mcnemar_p=stats.mcnemar_exact_p(counts.a_only, counts.b_only),
+        ci95=stats.paired_bootstrap_ci(a, b, iters=bootstrap_iters, seed=seed),
+        unmatched_a=len(log_a) - len(shared),
+        unmatched_b=len(log_b) - len(shared),
+        prompts_differ=sum(log_a[k].prompt_hash != log_b[k].prompt_hash for k in shared),
+    )
+    weights_b = meta_b.get("weights_sha256")
+    comparison.guards = [read_guard(run_b, g, weights_b) for g in rule.guards]
+    limited = meta_a.get("limit") is not None or meta_b.get("limit") is not None
+    decide(comparison, rule, limited)
+    return comparison
+
+
+def format_comparison(c: Comparison) -> str:
+    """The human-readable report `rsi-hub compare` prints."""
+    pct = lambda k: 100.0 * k / c.n  # noqa: E731
+    lines = [
+        f"{c.task}: {c.n} paired documents",
+        f"  A {c.run_a}: {c.a}/{c.n} ({pct(c.a):.2f} %)",
+        f"  B {c.run_b}: {c.b}/{c.n} ({pct(c.b):.2f} %)",
+        f"  discordant: A only {c.a_only}, B only {c.b_only}",
+        f"  exact McNemar p = {c.mcnemar_p:.4g}",
+        f"  B - A = {pct(c.b) - pct(c.a):+.2f} points, bootstrap 95 % CI "
+        f"[{c.ci95[0]:+.2f}, {c.ci95[1]:+.2f}]",
+    ]
+    if c.unmatched_a or c.unmatched_b:
+        lines.append(
+            f"  left out (scored by one run only): {c.unmatched_a} of A, {c.unmatched_b} of B"
+        )
+    if c.prompts_differ:
+        lines.append(f"  note: {c.prompts_differ} paired prompts were rendered differently")
+    lines.append("guards (B):")
+    for g in c.guards:
+        shown = f"{g.value:g}" if g.value is not None else "-"
+        note = f" ({g.note})" if g.note else ""
+        lines.append(f"  {g.label} >= {g.threshold:g}: {shown} {g.status}{note}")
+    lines.append(f"verdict: {c.verdict}")
+    return "\n".join(lines)

@@ -1,0 +1,291 @@
+"""The Python side of the lm-eval tasks in `tasks/lm_eval/`: datasets, prompts and metrics.
+
+`tasks/lm_eval/utils.py` only forwards to these functions, so that lm-eval (which imports that
+file by path, once per `!function` reference) and rsi-hub share one implementation and one
+module state. Every verdict comes from `rsi_hub.checker`.
+
+Metrics (per document; lm-eval aggregates them as the task YAMLs say):
+
+- IF suites: `acc` (the prompt passes every check; mean), `pass_count` (sum) and, for every
+  check type the prompt carries, `miss_<type>` (1 when a check of that type failed). A
+  document only reports the types it carries, so the mean over the documents that report it is
+  the card's "miss rate" (prompts failing it / prompts carrying it).
+- EV4: `checks_passed` and `checks_total` (sums: the card's "104/115"), `acc` (every check of the
+  prompt passed), `stop_rate` (the answer ended on a stop token before the limit),
+  `answer_tokens` (mean answer length in tokens), `stop_exact` (share of answers whose ending was
+  read from the generated token ids rather than estimated), and `miss_<type>` as above.
+- PREF: `acc_norm` (per-token mean log-probability of the chosen answer above the rejected
+  one's), `acc_norm_chars` (lm-eval's convention: divided by characters), `acc` (total
+  log-probability). See `tasks/lm_eval/README.md` for why tokens.
+
+How an EV4 answer ended: rsi-hub's model classes read it from the generated token ids
+(`genfacts`). Under a plain `lm_eval --model hf` run nothing is recorded and the answer is
+re-tokenised with the run's tokenizer: stopped when it is shorter than `max_gen_toks` tokens.
+Re-tokenisation can merge tokens the model generated separately, so it can undercount a
+truncated answer and call it stopped; the exact reading has no such error.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from rsi_hub.chat import MAX_NEW_TOKENS
+from rsi_hub.errors import RsiHubError
+from rsi_hub.evaluate import genfacts
+
+# What lm-eval passes to `custom_dataset` (merged model_args and --metadata) that we remember for
+# the metrics: the tokenizer (from `tokenizer` or `pretrained`) and the generation limit.
+_CONTEXT: dict[str, Any] = {}
+
+
+def tasks_dir() -> Path:
+    """The repository's `tasks/lm_eval/` folder (rsi-hub is installed editable from a checkout)."""
+    folder = Path(__file__).resolve().parents[2] / "tasks" / "lm_eval"
+    if not folder.is_dir():
+        raise RsiHubError(
+            f"{folder} not found: rsi-hub reads its lm-eval tasks from the checkout it is "
+            "installed from; install it with `pip install -e .` in a full clone."
+        )
+    return folder
+
+
+def data_dir() -> Path:
+    """The folder of the suite files (`tasks/lm_eval/data/`)."""
+    return tasks_dir() / "data"
+
+
+def _remember(metadata: dict[str, Any]) -> None:
+    tokenizer = metadata.get("tokenizer") or metadata.get("pretrained")
+    if isinstance(tokenizer, str):
+        _CONTEXT["tokenizer"] = tokenizer
+    if metadata.get("max_gen_toks") is not None:
+        _CONTEXT["max_gen_toks"] = int(metadata["max_gen_toks"])
+    else:
+        _CONTEXT.pop("max_gen_toks", None)
+
+
+@lru_cache(maxsize=4)
+def _load_tokenizer(name: str) -> Any:
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(name)
+
+
+def _tokenizer() -> Any:
+    name = _CONTEXT.get("tokenizer")
+    if not name:
+        raise RsiHubError(
+            "this metric counts tokens but no tokenizer is known: lm-eval passes the model "
+            "arguments to the task, so run with --model_args pretrained=RUN (or pass "
+            '--metadata \'{"tokenizer": "RUN"}\').'
+        )
+    return _load_tokenizer(name)
+
+
+def count_tokens(text: str) -> int:
+    """Tokens of `text` under the run's tokenizer, without special tokens."""
+    return len(_tokenizer()(text, add_special_tokens=False)["input_ids"])
+
+
+# --- datasets ----------------------------------------------------------------------------------
+
+
+class DocList(list):
+    """Documents as plain dicts, with the one `datasets.Dataset` attribute lm-eval reads.
+
+    Plain dicts (not an Arrow table) keep each row exactly as written: Arrow would merge the
+    parameters of all check types into one struct and fill the gaps with nulls, changing both
+    the checks and the logged documents.
+    """
+
+    @property
+    def features(self) -> dict[str, None]:
+        return dict.fromkeys(self[0]) if self else {}
+
+
+def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        raise RsiHubError(f"{path}: suite file missing; it ships in tasks/lm_eval/data/.")
+    rows = []
+    with path.open(encoding="utf-8") as handle:
+        for line_no, line in enumerate(handle, 1):
+            if line.strip():
+                try:
+                    rows.append(json.loads(line))
+                except json.JSONDecodeError as err:
+                    raise RsiHubError(f"{path}:{line_no}: not JSON ({err})") from err
+    return rows
+
+
+def suite_rows(suite: str, folder: str | Path | None = None) -> list[dict[str, Any]]:
+    """The rows (`id`, `prompt`, `checks`, `category`) of a checked suite, in file order.
+
+    Read from `tasks/lm_eval/data/prompts_<suite>.jsonl`, or from `folder` when given.
+    """
+    return _read_jsonl(Path(folder or data_dir()) / f"prompts_{suite}.jsonl")
+
+
+def load_checked_suite(suite: str, **metadata: Any) -> dict[str, DocList]:
+    """lm-eval `custom_dataset` for the checked suites: a `test` split of plain dicts.
+
+    `--metadata '{"suite_dir": FOLDER}'` reads `FOLDER/prompts_<suite>.jsonl` instead of the
+    shipped file.
+    """
+    _remember(metadata)
+    return {"test": DocList(suite_rows(suite, metadata.get("suite_dir")))}
+
+
+def prompt_text(doc: dict[str, Any]) -> str:
+    """lm-eval `doc_to_text`: the user message."""
+    return doc["prompt"]
+
+
+# --- checked suites ----------------------------------------------------------------------------
+
+
+def _verdict(doc: dict[str, Any], response: str) -> Any:
+    from rsi_hub.checker import check
+
+    return check(response, doc["checks"])
+
+
+def _miss_metrics(results: Sequence[Any]) -> dict[str, float]:
+    # A prompt can carry a type twice (two word_times); it "fails the type" if any of them fails.
+    misses: dict[str, float] = {}
+    for result in results:
+        key = f"miss_{result.type}"
+        misses[key] = max(misses.get(key, 0.0), 0.0 if result.passed else 1.0)
+    return misses
+
+
+def process_if(doc: dict[str, Any], results: list[str]) -> dict[str, float]:
+    """lm-eval `process_results` of IF-818, IF263 and IF-3k."""
+    verdict = _verdict(doc, results[0])
+    passed = 1.0 if verdict.passed else 0.0
+    return {"acc": passed, "pass_count": passed, **_miss_metrics(verdict.results)}
+
+
+def _ending(doc: dict[str, Any], response: str) -> tuple[int, bool, bool]:
+    """(answer tokens, stopped before the limit, measured exactly) for one EV4 answer."""
+    facts = genfacts.lookup(doc)
+    if facts is not None:
+        return facts.tokens, facts.stopped, True
+    limit = _CONTEXT.get("max_gen_toks", MAX_NEW_TOKENS)
+    tokens = count_tokens(response)
+    return tokens, tokens < limit, False
+
+
+def process_ev4(doc: dict[str, Any], results: list[str]) -> dict[str, float]:
+    """lm-eval `process_results` of EV4."""
+    verdict = _verdict(doc, results[0])
+    tokens, stopped, exact = _ending(doc, results[0])
+    return {
+        "checks_passed": float(sum(r.passed for r in verdict.results)),
+        "checks_total": float(len(verdict.results)),
+        "acc": 1.0 if verdict.passed else 0.0,
+        "stop_rate": 1.0 if stopped else 0.0,
+        "answer_tokens": float(tokens),
+        "stop_exact": 1.0 if exact else 0.0,
+        **_miss_metrics(verdict.results),
+    }
+
+
+# --- PREF --------------------------------------------------------------------------------------
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # OpenAI-style parts
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    raise RsiHubError(f"PREF: message content {content!r} is neither text nor text parts")
+
+
+def _answer(value: Any) -> str:
+    # An answer is a string, or a conversation whose last message is the assistant's.
+    if isinstance(value, list):
+        if not value or value[-1].get("role") != "assistant":
+            raise RsiHubError("PREF: a chosen/rejected conversation must end with the assistant")
+        return _text(value[-1]["content"])
+    return _text(value)
+
+
+def pref_doc(index: int, prompt: Any, chosen: Any, rejected: Any) -> dict[str, Any]:
+    """One PREF document: `id`, `system` ("" for none), `prompt` (the user turn), the answers.
+
+    lm-eval builds a prompt from one user message (plus an optional system message), so a pair
+    whose prompt has several user turns cannot be scored faithfully and is refused.
+    """
+    messages = [{"role": "user", "content": prompt}] if isinstance(prompt, str) else list(prompt)
+    # A chosen conversation that repeats the prompt (ultrafeedback style) adds nothing here.
+    system = "".join(_text(m["content"]) for m in messages if m.get("role") == "system")
+    turns = [m for m in messages if m.get("role") != "system"]
+    if len(turns) != 1 or turns[0].get("role") != "user":
+        raise RsiHubError(
+            f"PREF pair {index}: the prompt must be one user message (optionally after a system "
+            f"message); got roles {[m.get('role') for m in messages]}."
+        )
+    return {
+        "id": str(index),
+        "system": system,
+        "prompt": _text(turns[0]["content"]),
+        "chosen": _answer(chosen),
+        "rejected": _answer(rejected),
+    }
+
+
+def load_pref_pairs(**metadata: Any) -> dict[str, DocList]:
+    """lm-eval `custom_dataset` of PREF: the held-out pairs, or `pref_data` from --metadata."""
+    _remember(metadata)
+    from rsi_hub.suites import load_pref
+
+    source = metadata.get("pref_data")
+    pairs = load_pref(source) if source else load_pref()
+    return {
+        "test": DocList(
+            pref_doc(i, prompt, chosen, rejected)
+            for i, (prompt, chosen, rejected) in enumerate(pairs)
+        )
+    }
+
+
+def pref_choices(doc: dict[str, Any]) -> list[str]:
+    """lm-eval `doc_to_choice` of PREF: the chosen answer first, then the rejected one."""
+    return [doc["chosen"], doc["rejected"]]
+
+
+def process_pref(doc: dict[str, Any], results: list[tuple[float, bool]]) -> dict[str, float]:
+    """lm-eval `process_results` of PREF: is the chosen answer more likely than the rejected?
+
+    A tie counts as a miss (lm-eval's argmax would credit the first choice).
+    """
+    (ll_chosen, _), (ll_rejected, _) = results[0], results[1]
+    chosen, rejected = doc["chosen"], doc["rejected"]
+    per_token = (
+        ll_chosen / max(count_tokens(chosen), 1),
+        ll_rejected / max(count_tokens(rejected), 1),
+    )
+    per_char = (ll_chosen / max(len(chosen), 1), ll_rejected / max(len(rejected), 1))
+    return {
+        "acc_norm": 1.0 if per_token[0] > per_token[1] else 0.0,
+        "acc_norm_chars": 1.0 if per_char[0] > per_char[1] else 0.0,
+        "acc": 1.0 if ll_chosen > ll_rejected else 0.0,
+    }
+
+
+# --- aggregations ------------------------------------------------------------------------------
+
+
+def total(items: Sequence[float]) -> float:
+    """Aggregation: the sum (pass counts, checks passed)."""
+    return float(sum(items))
+
+
+def miss_rate(items: Sequence[float]) -> float:
+    """Aggregation: failing prompts / prompts carrying the check type (NaN when none carry it)."""
+    return float(sum(items)) / len(items) if items else math.nan

@@ -1,0 +1,358 @@
+"""`rsi-hub eval`: score a run directory on the suites through lm-eval's Python API.
+
+The served configuration is fixed here, not left to flags: chat template applied, k0 (or no
+system message for IF263), greedy, `<|im_end|>` as the only stop string, 2,048 new tokens,
+thinking off. One model load serves every suite; each suite is its own lm-eval run because the
+system-prompt switch is a run-wide chat-template argument.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from rsi_hub import __version__
+from rsi_hub.chat import MAX_INPUT_TOKENS, MAX_NEW_TOKENS, render, validate_model_folder
+from rsi_hub.errors import RsiHubError
+from rsi_hub.evaluate import harness, hub, provenance, store
+from rsi_hub.evaluate.protocol import Suite, resolve_suites, served_generation
+
+Backend = Literal["hf", "vllm"]
+DEFAULT_HF_BATCH_SIZE = 8
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SuiteOutcome:
+    """What `evaluate_run` wrote for one suite."""
+
+    suite: str
+    folder: Path
+    metrics: dict[str, dict[str, Any]]  # task -> metric -> value
+    seconds: float
+
+
+def hf_model_args(
+    run: str | Path,
+    *,
+    batch_size: int | None,
+    device: str | None,
+    max_gen_toks: int,
+) -> dict[str, Any]:
+    """Arguments of rsi-hub's lm-eval HF model for a run directory."""
+    import torch
+
+    return {
+        "pretrained": str(run),
+        "dtype": "auto",  # the checkpoint's own dtype: BF16 for the 30B model
+        "device": device or ("cuda" if torch.cuda.is_available() else "cpu"),
+        "batch_size": batch_size or DEFAULT_HF_BATCH_SIZE,
+        # Prompts up to the served 8,192 input tokens plus the answer; lm-eval would otherwise
+        # take the config's position limit and left-truncate long prompts silently.
+        "max_length": MAX_INPUT_TOKENS + max_gen_toks,
+        "enable_thinking": False,
+        "chat_template_args": {"use_default_system_prompt": True},
+        "trust_remote_code": False,
+    }
+
+
+def vllm_model_args(
+    run: str | Path,
+    *,
+    tensor_parallel_size: int = 1,
+    data_parallel_size: int = 1,
+    batch_size: int | None = None,
+    max_gen_toks: int = MAX_NEW_TOKENS,
+    gpu_memory_utilization: float = 0.9,
+) -> dict[str, Any]:
+    """Arguments of lm-eval's vLLM model for a run directory (GPU machines).
+
+    vLLM reads the stop ids from `generation_config.json`; lm-eval sends temperature 0 (greedy)
+    and the `<|im_end|>` stop string per request. `data_parallel_size` > 1 runs independent
+    replicas through Ray, each on `tensor_parallel_size` GPUs.
+    """
+    if tensor_parallel_size < 1 or data_parallel_size < 1:
+        raise RsiHubError("--tensor-parallel-size and --data-parallel-size must be at least 1")
+    return {
+        "pretrained": str(run),
+        "dtype": "auto",
+        "tensor_parallel_size": tensor_parallel_size,
+        "data_parallel_size": data_parallel_size,
+        "max_model_len": MAX_INPUT_TOKENS + max_gen_toks,
+        "max_gen_toks": max_gen_toks,
+        "gpu_memory_utilization": gpu_memory_utilization,
+        "batch_size": batch_size or "auto",  # vLLM schedules its own continuous batches
+        "enable_thinking": False,
+        "chat_template_args": {"use_default_system_prompt": True},
+        "trust_remote_code": False,
+        "seed": 0,
+    }
+
+
+def _build_lm(backend: Backend, model_args: dict[str, Any]) -> Any:
+    if backend == "hf":
+        from rsi_hub.evaluate.models import RsiHFLM
+
+        return RsiHFLM(**model_args)
+    if backend == "vllm":
+        from importlib.util import find_spec
+
+        if find_spec("vllm") is None:
+            raise RsiHubError(
+                "--backend vllm needs vLLM on a GPU machine: pip install 'lm-eval[vllm]'."
+            )
+        from rsi_hub.evaluate.models import make_vllm_lm
+
+        return make_vllm_lm(**model_args)
+    raise RsiHubError(f"unknown backend {backend!r}; choose hf or vllm.")
+
+
+def _set_system_prompt(lm: Any, suite: Suite) -> None:
+    # The template inserts k0 unless told otherwise; the switch is run-wide in lm-eval.
+    lm.chat_template_args = {
+        **lm.chat_template_args,
+        "use_default_system_prompt": suite.system_prompt,
+    }
+
+
+def _expected_context(doc: dict[str, Any], suite: Suite) -> str:
+    messages = []
+    if doc.get("system"):
+        messages.append({"role": "system", "content": doc["system"]})
+    messages.append({"role": "user", "content": doc["prompt"]})
+    return render(messages, use_default_system_prompt=suite.system_prompt)
+
+
+def check_rendered_prompts(suite: Suite, samples: dict[str, list[dict[str, Any]]]) -> None:
+    """Check that lm-eval rendered every prompt exactly as the serving contract does.
+
+    Guards the system-prompt protocol (k0 or none) and the chat template; MMLU is lm-eval's own
+    task and is not checked.
+
+    Raises:
+        RsiHubError: naming the task, the document and the first difference.
+    """
+    if suite.name == "mmlu":
+        return
+    for task, rows in samples.items():
+        for row in rows:
+            expected = _expected_context(row["doc"], suite)
+            for argument in row["arguments"]:
+                if argument[0] != expected:
+                    raise RsiHubError(
+                        f"{task} document {row['doc_id']}: lm-eval rendered the prompt "
+                        f"differently from the serving contract ({suite.system_prompt_id or 'no'} "
+                        f"system message expected):\n{argument[0][:300]!r}\nexpected\n"
+                        f"{expected[:300]!r}"
+                    )
+
+
+def _task_versions(results: dict[str, Any]) -> dict[str, Any]:
+    return dict(results.get("versions", {}))
+
+
+def _suite_files(suite: Suite, folder: str | Path | None) -> dict[str, str]:
+    if suite.name in {"mmlu", "pref"}:
+        return {}
+    path = Path(folder or harness.data_dir()) / f"prompts_{suite.name}.jsonl"
+    return {str(path): provenance.file_sha256(path)} if path.is_file() else {}
+
+
+def _checker_version() -> str:
+    from rsi_hub.checker import CHECKER_VERSION
+
+    return CHECKER_VERSION
+
+
+def evaluate_run(
+    run: str | Path,
+    suite: str = "if818",
+    *,
+    limit: int | None = None,
+    backend: Backend = "hf",
+    batch_size: int | None = None,
+    device: str | None = None,
+    tensor_parallel_size: int = 1,
+    data_parallel_size: int = 1,
+    pref_data: str | Path | None = None,
+    suite_data: str | Path | None = None,
+    max_gen_toks: int | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> list[SuiteOutcome]:
+    """Score a run directory on one suite (or `all`) and write `RUN/eval/<suite>/` for each.
+
+    Args:
+        run: a run directory (weights, tokenizer, serving files).
+        suite: if818, if263, if3k, ev4, pref, mmlu, or all (if818, if263, ev4, pref, mmlu).
+        limit: score only the first N documents of each task (a smoke test; `compare` pairs
+            only what both runs scored, and the acceptance guards ignore limited runs).
+        backend: "hf" (transformers, CPU or GPU) or "vllm" (GPU machines).
+        batch_size: generation batch size (hf default 8; vllm schedules its own).
+        device: torch device for hf (default cuda when available, else cpu).
+        tensor_parallel_size, data_parallel_size: vLLM's parallelism.
+        pref_data: score PREF on this pair file instead of the Hub's held-out pairs.
+        suite_data: read `prompts_<suite>.jsonl` from this folder instead of the shipped
+            `tasks/lm_eval/data/` (a private or patched copy of a suite).
+        max_gen_toks: NOT the served configuration; only for tests and benchmarks on the tiny
+            checkpoint. Recorded in meta.json, which then says `served_configuration: false`.
+        progress: called with one line per step (the CLI prints them).
+
+    Returns:
+        One `SuiteOutcome` per suite, in order.
+
+    Raises:
+        RsiHubError: the run breaks the serving contract, a Hub dataset is unreachable (raised
+            before the model is loaded), or lm-eval rendered a prompt off-protocol.
+    """
+    say = progress or (lambda _line: None)
+    run = Path(run)
+    suites = resolve_suites(suite)
+    validate_model_folder(run)
+    for item in suites:
+        if item.hub_dataset and not (item.name == "pref" and pref_data):
+            hub.ensure_hub_dataset(item.hub_dataset, item.name)
+    if pref_data is not None and not Path(pref_data).is_file():
+        raise RsiHubError(f"--pref-data {pref_data}: no such file")
+    if suite_data is not None and not Path(suite_data).is_dir():
+        raise RsiHubError(f"{suite_data}: no such folder of suite files")
+    gen_limit = max_gen_toks or MAX_NEW_TOKENS
+    checker_version = _checker_version()
+
+    say(f"hashing the weights of {run}")
+    weight_files = provenance.weights_files_sha256(run)
+    weights = provenance.manifest_sha256(weight_files)
+
+    if backend == "hf":
+        model_args = hf_model_args(
+            run, batch_size=batch_size, device=device, max_gen_toks=gen_limit
+        )
+    else:
+        model_args = vllm_model_args(
+            run,
+            tensor_parallel_size=tensor_parallel_size,
+            data_parallel_size=data_parallel_size,
+            batch_size=batch_size,
+            max_gen_toks=gen_limit,
+        )
+    say(f"loading {run} ({backend})")
+    lm = _build_lm(backend, model_args)
+
+    outcomes = []
+    for item in suites:
+        outcomes.append(
+            _run_suite(
+                lm,
+                run,
+                item,
+                limit=limit,
+                backend=backend,
+                model_args=model_args,
+                pref_data=pref_data,
+                suite_data=suite_data,
+                max_gen_toks=max_gen_toks,
+                weights=weights,
+                weight_files=weight_files,
+                checker_version=checker_version,
+                say=say,
+            )
+        )
+    return outcomes
+
+
+def _run_suite(
+    lm: Any,
+    run: Path,
+    suite: Suite,
+    *,
+    limit: int | None,
+    backend: str,
+    model_args: dict[str, Any],
+    pref_data: str | Path | None,
+    suite_data: str | Path | None,
+    max_gen_toks: int | None,
+    weights: str,
+    weight_files: dict[str, str],
+    checker_version: str,
+    say: Callable[[str], None],
+) -> SuiteOutcome:
+    import lm_eval
+    from lm_eval.tasks import TaskManager
+
+    metadata: dict[str, Any] = {"pretrained": str(run)}
+    if max_gen_toks is not None:
+        metadata["max_gen_toks"] = max_gen_toks
+    if pref_data is not None:
+        metadata["pref_data"] = str(Path(pref_data).resolve())
+    if suite_data is not None:
+        metadata["suite_dir"] = str(Path(suite_data).resolve())
+    # lm-eval's built-in tasks take seconds to index: only MMLU needs them.
+    task_manager = TaskManager(
+        include_path=str(harness.tasks_dir()),
+        include_defaults=suite.hub_dataset == "cais/mmlu",
+        metadata=metadata,
+    )
+    _set_system_prompt(lm, suite)
+    say(f"{suite.name}: running lm-eval ({', '.join(suite.tasks)})")
+    started = time.monotonic()
+    results = lm_eval.simple_evaluate(
+        model=lm,
+        tasks=list(suite.tasks),
+        task_manager=task_manager,
+        limit=limit,
+        apply_chat_template=True,
+        log_samples=True,
+        gen_kwargs={"max_gen_toks": max_gen_toks} if max_gen_toks is not None else None,
+        confirm_run_unsafe_code=False,
+    )
+    seconds = time.monotonic() - started
+    if results is None:  # a non-zero rank of a multi-process run: rank 0 writes
+        return SuiteOutcome(suite.name, store.suite_dir(run, suite.name), {}, seconds)
+    samples = results.pop("samples")
+    check_rendered_prompts(suite, samples)
+
+    generation = served_generation(max_gen_toks or MAX_NEW_TOKENS)
+    served = max_gen_toks is None or max_gen_toks == MAX_NEW_TOKENS
+    meta = {
+        "suite": suite.name,
+        "tasks": list(suite.tasks),
+        "task_versions": _task_versions(results),
+        "run": str(run.resolve()),
+        "weights_sha256": weights,
+        "weights_files": weight_files,
+        "checker_version": checker_version,
+        "system_prompt_id": suite.system_prompt_id,
+        "generation": generation if suite.generates else {"apply_chat_template": True},
+        "served_configuration": served,
+        "limit": limit,
+        "n_samples": {task: len(rows) for task, rows in samples.items()},
+        "backend": backend,
+        "model_args": {**model_args, "chat_template_args": dict(lm.chat_template_args)},
+        "pref_data": str(pref_data) if pref_data is not None and suite.name == "pref" else None,
+        "suite_files_sha256": _suite_files(suite, suite_data),
+        "stop_measurement": "generated token ids" if suite.name == "ev4" else None,
+        "versions": _versions(),
+        "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "seconds": round(seconds, 3),
+    }
+    folder = store.write_suite_dir(run, suite.name, results, samples, meta)
+    record = store.read_suite_dir(run, suite.name)
+    metrics = {task: record.metrics(task) for task in record.results.get("results", {})}
+    say(f"{suite.name}: wrote {folder} ({seconds:.1f} s)")
+    return SuiteOutcome(suite.name, folder, metrics, seconds)
+
+
+def _versions() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = {"rsi-hub": __version__}
+    for name in ("lm_eval", "transformers", "torch", "vllm"):
+        try:
+            found[name] = version(name)
+        except PackageNotFoundError:
+            continue
+    return found
