@@ -151,3 +151,55 @@ def test_paired_test_refuses_different_items() -> None:
     del cand["if818:7"]
     with pytest.raises(RsiHubError, match="different items"):
         prompt_table({"k0": inc, "a": cand}, "k0")
+
+
+def _write_logs(run: Path, folder: str, outcomes: dict[str, bool], weights: str) -> None:
+    """Constructed `RUN/eval/<folder>/` in evaluate's own layout (its store writes it)."""
+    from rsi_hub.evaluate import store
+
+    samples = [
+        {"doc_id": i, "doc": {"id": key}, "doc_hash": f"h{key}", "acc": float(passed)}
+        for i, (key, passed) in enumerate(sorted(outcomes.items()))
+    ]
+    results = {"results": {"if818": {"pass_count,none": sum(outcomes.values())}}}
+    meta = {"weights_sha256": weights, "system_prompt_id": folder, "limit": None}
+    store.write_suite_dir(run, folder, results, {"if818": samples}, meta)
+
+
+def test_search_evaluates_each_candidate_once_and_prints_the_table(tmp_path: Path) -> None:
+    pytest.importorskip("rsi_hub.evaluate.store")
+    import torch
+    from safetensors.torch import save_file
+
+    from rsi_hub.experiments import evalio
+    from rsi_hub.experiments.prompts import result_folder, run_prompt_search
+
+    run = tmp_path / "run"
+    run.mkdir()
+    save_file({"w": torch.zeros(3)}, run / "model.safetensors")
+    weights = evalio.weights_sha256(run)
+    inc = {str(k): v for k, v in _incumbent(120, 80, seed=3).items()}
+    planned = {"k0": inc, "k0h": _candidate(inc, 25, 2, seed=4), "none": _candidate(inc, 3, 4, 5)}
+    calls: list[str] = []
+
+    def evaluator(run_dir: Path, suite: str, candidate: Candidate, folder: str) -> None:
+        assert suite == "if818" and folder == result_folder(suite, candidate)
+        calls.append(candidate.id)
+        _write_logs(run_dir, folder, planned[candidate.id], weights)
+
+    candidates = [c for c in load_candidates(CANDIDATES) if c.id in planned]
+    rows = run_prompt_search(run, candidates, evaluator=evaluator)
+    assert sorted(calls) == ["k0", "k0h", "none"]
+    assert [(r.id, r.score, r.verdict) for r in rows] == [
+        ("k0", 80, "incumbent"),
+        ("none", 81, "not significant"),
+        ("k0h", 57, "significantly worse"),
+    ]
+
+    def refuse(*_args: object) -> None:
+        raise AssertionError("results for the same weights must be reused")
+
+    again = run_prompt_search(run, candidates, evaluator=refuse)
+    assert again == rows
+    text = format_prompt_table(rows)
+    assert "k0h (anti over-insertion)" in text and "none (no system message)" in text

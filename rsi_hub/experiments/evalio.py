@@ -1,14 +1,16 @@
 """The one place `rsi_hub.experiments` touches `rsi_hub.evaluate`.
 
-Experiments never re-implement evaluation, the weights hash, the results layout or the paired
-tests: they call the evaluate package's own functions through the thin wrappers below, so that a
-change of format or statistic there reaches every table here. Each wrapper imports lazily, so
-that the soup and the sweep work in a checkout without the eval extra.
+Experiments never re-implement evaluation, the weights hash, the results layout, the document
+pairing, the paired tests, the acceptance guards or the failure analysis: they call the evaluate
+package's own functions through the thin wrappers below, so that a change of format or statistic
+there reaches every table here. Imports are lazy so that soups and sweeps work in a checkout
+without the eval extra.
 """
 
 from __future__ import annotations
 
-import hashlib
+import dataclasses
+import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,55 +19,33 @@ from typing import Any
 from rsi_hub.errors import RsiHubError
 
 Outcomes = dict[str, bool]
-"""Per-item pass/fail of one run on one suite, keyed by a stable item key."""
+"""Per-document pass/fail of one run on one suite, keyed as `rsi-hub compare` pairs them."""
 
 
 class EvaluateUnavailableError(RsiHubError):
-    """`rsi_hub.evaluate` is not importable here (install the eval extra / merge evalh)."""
+    """`rsi_hub.evaluate` cannot be imported here (install the eval extra)."""
 
 
 def _import(module: str) -> Any:
-    import importlib
-
     try:
         return importlib.import_module(f"rsi_hub.evaluate.{module}")
     except ImportError as err:
         raise EvaluateUnavailableError(
-            f"this needs rsi_hub.evaluate.{module} (rsi-hub eval / compare), which this "
-            f"checkout cannot import: {err}"
+            f"this needs rsi_hub.evaluate.{module}, which cannot be imported here ({err}): "
+            'install the eval extra, `pip install -e ".[eval]"`.'
         ) from err
 
 
 def weights_sha256(folder: str | Path) -> str:
     """The sha256 that binds evaluation results to a set of weights (evaluate's definition)."""
-    try:
-        return _import("provenance").weights_sha256(folder)
-    except EvaluateUnavailableError:
-        # TEMPORARY until the evalh branch is merged: evaluate's definition, the sha256 of the
-        # `sha256sum model*.safetensors` manifest. Deleted at merge: one definition of the hash.
-        lines = []
-        for path in sorted(Path(folder).glob("model*.safetensors")):
-            digest = hashlib.sha256()
-            with path.open("rb") as handle:
-                while chunk := handle.read(1 << 23):
-                    digest.update(chunk)
-            lines.append(f"{digest.hexdigest()}  {path.name}\n")
-        return hashlib.sha256("".join(lines).encode()).hexdigest()
-
-
-def mcnemar_p(incumbent: Outcomes, candidate: Outcomes) -> float:
-    """Two-sided exact McNemar p of two runs on the same items (evaluate's implementation)."""
-    stats = _import("stats")
-    keys = aligned_keys(incumbent, candidate)
-    counts = stats.paired_counts([incumbent[k] for k in keys], [candidate[k] for k in keys])
-    return float(stats.mcnemar_exact_p(counts.a_only, counts.b_only))
+    return _import("provenance").weights_sha256(folder)
 
 
 def aligned_keys(a: Mapping[str, bool], b: Mapping[str, bool]) -> list[str]:
-    """The common item keys of two outcome maps, refusing maps over different items.
+    """The document keys of two outcome maps, refusing maps over different documents.
 
-    Paired tests are only valid on the same items: a missing item is an evaluation that did not
-    finish or used another suite file, never something to drop silently.
+    Paired tests are only valid on the same items: a missing document is an evaluation that did
+    not finish or used another suite file, never something to drop silently in a search.
     """
     if set(a) != set(b):
         first = sorted(set(a) ^ set(b))[0]
@@ -76,62 +56,62 @@ def aligned_keys(a: Mapping[str, bool], b: Mapping[str, bool]) -> list[str]:
     return sorted(a)
 
 
+def mcnemar_p(incumbent: Outcomes, candidate: Outcomes) -> float:
+    """Two-sided exact McNemar p of two runs on the same documents (evaluate's statistic)."""
+    stats = _import("stats")
+    keys = aligned_keys(incumbent, candidate)
+    counts = stats.paired_counts([incumbent[k] for k in keys], [candidate[k] for k in keys])
+    return float(stats.mcnemar_exact_p(counts.a_only, counts.b_only))
+
+
 @dataclass(frozen=True)
 class SuiteResult:
-    """What experiments read of one `RUN/eval/<suite>/` folder."""
+    """What experiments read of one `RUN/eval/<folder>/`."""
 
     run: Path
     suite: str
     score: float
     n: int
     outcomes: Outcomes
-    weights_sha256: str | None
-    system_prompt_id: str | None
     meta: dict[str, Any]
 
+    @property
+    def weights_sha256(self) -> str | None:
+        """The weights the results were scored on."""
+        return self.meta.get("weights_sha256")
 
-def _item_key(task: str, sample: Mapping[str, Any]) -> str:
-    # doc_hash identifies the document itself; doc_id is its position, kept for old logs.
-    return f"{task}:{sample.get('doc_hash') or sample['doc_id']}"
+    @property
+    def passes(self) -> int:
+        """Documents passed (the paired metric)."""
+        return sum(self.outcomes.values())
+
+
+def _suite(suite: str) -> Any:
+    suites = _import("protocol").SUITES
+    if suite not in suites:
+        raise RsiHubError(f"unknown suite {suite!r}; choose one of {', '.join(suites)}.")
+    return suites[suite]
 
 
 def read_suite(run: str | Path, suite: str, *, folder_name: str | None = None) -> SuiteResult:
-    """Read the score and per-item outcomes of `RUN/eval/<folder_name or suite>/`.
+    """Score and per-document outcomes of `RUN/eval/<folder_name or suite>/`.
 
-    `suite` names the protocol (which metric is paired); `folder_name` lets a prompt-search
-    evaluation live beside the served one.
+    `suite` names the protocol (which metric is paired and reported); `folder_name` lets a
+    prompt-search evaluation live beside the served one. Documents are keyed by compare's own
+    pairing (`compare.load_paired_log`).
     """
-    store, protocol = _import("store"), _import("protocol")
-    spec = protocol.SUITES[suite]
-    record = store.read_suite_dir(run, folder_name or suite)
-    outcomes = {
-        _item_key(task, sample): bool(sample[spec.paired_metric])
-        for task, sample in record.samples()
-    }
-    score = _score(record, spec, outcomes)
-    meta = record.meta
-    return SuiteResult(
-        run=Path(run),
-        suite=suite,
-        score=score,
-        n=len(outcomes),
-        outcomes=outcomes,
-        weights_sha256=meta.get("weights_sha256"),
-        system_prompt_id=meta.get("system_prompt_id"),
-        meta=dict(meta),
-    )
-
-
-def _score(record: Any, spec: Any, outcomes: Outcomes) -> float:
+    spec = _suite(suite)
+    folder = folder_name or suite
+    logged, meta = _import("compare").load_paired_log(run, dataclasses.replace(spec, name=folder))
+    outcomes = {key: entry.passed for key, entry in logged.items()}
+    record = _import("store").read_suite_dir(run, folder)
+    score: float = float(sum(outcomes.values()))
     for task in spec.tasks:
-        try:
-            value = record.metrics(task).get(spec.score_metric)
-        except RsiHubError:
-            continue
-        if value is not None:
-            return float(value)
-    # Fall back to the per-item pass count the paired test uses.
-    return float(sum(outcomes.values()))
+        value = record.metrics(task).get(spec.score_metric)
+        if isinstance(value, int | float):
+            score = float(value)
+            break
+    return SuiteResult(Path(run), suite, score, len(outcomes), outcomes, dict(meta))
 
 
 def has_suite(run: str | Path, folder_name: str) -> bool:
@@ -139,9 +119,49 @@ def has_suite(run: str | Path, folder_name: str) -> bool:
     return bool(_import("store").has_suite_dir(run, folder_name))
 
 
-def suite_names() -> list[str]:
-    """The suites `rsi-hub eval --suite` knows."""
-    return list(_import("protocol").SUITES)
+def compare(incumbent: str | Path, candidate: str | Path, suite: str = "if818") -> Any:
+    """`rsi-hub compare`: paired McNemar, bootstrap CI, guards and the acceptance verdict."""
+    return _import("compare").compare_runs(incumbent, candidate, task=suite)
+
+
+@dataclass(frozen=True)
+class GuardStatus:
+    """One guard of the acceptance rule read for one run."""
+
+    label: str
+    suite: str
+    threshold: float
+    value: float | None
+    status: str  # ok, fail or missing
+    note: str
+
+
+def guards(run: str | Path) -> list[GuardStatus]:
+    """The acceptance rule's guards (IF263, MMLU, EV4, PREF) as evaluate reads them for `run`."""
+    compare_mod = _import("compare")
+    weights = None
+    if has_suite(run, "if818"):
+        weights = _import("store").read_suite_dir(run, "if818").meta.get("weights_sha256")
+    out = []
+    for guard in compare_mod.AcceptanceRule().guards:
+        result = compare_mod.read_guard(run, guard, weights)
+        out.append(
+            GuardStatus(
+                result.label,
+                guard.suite,
+                result.threshold,
+                result.value,
+                result.status,
+                result.note,
+            )
+        )
+    return out
+
+
+def failure_counts(run: str | Path, suite: str = "if818") -> dict[str, tuple[int, int]]:
+    """Per check type: (prompts carrying it, prompts failing it), from the checker's analysis."""
+    report = _import("failures").failure_report(run, suite)
+    return {t: (c.carrying, c.failing) for t, c in report.analysis.by_type.items()}
 
 
 def evaluate_with_system_prompt(run: Path, suite: str, candidate: Any, folder_name: str) -> None:
@@ -152,7 +172,7 @@ def evaluate_with_system_prompt(run: Path, suite: str, candidate: Any, folder_na
     the system message.
 
     Raises:
-        EvaluateUnavailableError: this checkout's evaluate runner cannot set the system prompt.
+        EvaluateUnavailableError: evaluate's runner cannot set a candidate system prompt.
     """
     runner = _import("runner")
     try:
@@ -168,6 +188,5 @@ def evaluate_with_system_prompt(run: Path, suite: str, candidate: Any, folder_na
             raise
         raise EvaluateUnavailableError(
             "rsi_hub.evaluate.runner.evaluate_run cannot take a candidate system prompt yet "
-            "(needs system_prompt=, system_prompt_id=, folder_name=): "
-            f"{err}"
+            f"(needs system_prompt=, system_prompt_id=, folder_name=): {err}"
         ) from err
