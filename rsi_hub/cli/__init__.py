@@ -26,6 +26,7 @@ COMMAND_MODULES: list[str] = [
     "soup",
     "prompt_search",
     "sweep",
+    "runs",
 ]
 
 
