@@ -27,6 +27,7 @@ COMMAND_MODULES: list[str] = [
     "prompt_search",
     "sweep",
     "runs",
+    "plot",
 ]
 
 
