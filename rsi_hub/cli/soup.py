@@ -38,8 +38,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--read-window",
-        default="1GB",
-        help="bytes read from one memory-mapped input shard before it is reopened (default 1GB)",
+        default="512MB",
+        help="bytes read from one memory-mapped input shard before it is reopened; peak memory "
+        "is about one window (or shard, if smaller) per ingredient (default 512MB)",
     )
     parser.add_argument("--force", action="store_true", help="replace --out if it holds files")
     parser.set_defaults(func=run)

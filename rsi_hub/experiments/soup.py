@@ -1,10 +1,15 @@
 """Weight soups (card section 3: SOUP1 / soup7): a weighted average of checkpoints.
 
 Streams tensor by tensor: each ingredient's shards are opened with `safe_open` one shard at a
-time, each output tensor is accumulated in FP32 from the ingredients and written to its planned
-output shard at once (see `rsi_hub.experiments.shards`). Peak memory is therefore about one input
-shard per ingredient plus a few copies of the largest tensor, never the checkpoint: a 60 GB
-checkpoint soups on a machine with a few GB of memory.
+time (and reopened every `read_window` bytes), each output tensor is accumulated in FP32 from the
+ingredients and written to its planned output shard at once (see `rsi_hub.experiments.shards`).
+The resident memory a soup adds is therefore bounded by
+
+    ingredients x min(input shard, read window) + 3 x (largest tensor in FP32) + slack
+
+(the mapped pages read since the last reopen; the FP32 accumulator, one ingredient's FP32 copy
+and the cast result), never by the checkpoint: two 60 GB checkpoints in 5 GB shards soup in a few
+GB. Measured by `tests/bench/soup_memory.py` and checked by `tests/test_soup_memory.py`.
 
 Ingredients must share one architecture and tokenizer: the config, the tokenizer files and the
 tensor set (names, shapes, dtypes) are compared first and the first difference is named.
@@ -37,7 +42,7 @@ from rsi_hub.experiments.shards import (
 
 TRAINING_EVIDENCE_FILE = "training_evidence.json"
 DEFAULT_MAX_SHARD_SIZE = "5GB"
-DEFAULT_READ_WINDOW = "1GB"
+DEFAULT_READ_WINDOW = "512MB"
 # Config keys that record who saved a checkpoint, not what it is.
 CONFIG_KEYS_IGNORED = frozenset({"_name_or_path", "transformers_version"})
 # Files that define the tokenizer and its chat rendering: ingredients must agree on all of them.
