@@ -54,6 +54,7 @@ def test_plan_resolves_every_arm() -> None:
         fixed={"seed": "981"},
         name_template="LENARM{max_steps}",
         suites=["if818", "if263"],
+        eval_args=["--backend", "vllm"],
         resolve=fake_resolve,
     )
     assert [a.name for a in arms] == ["LENARM100", "LENARM200", "LENARM300"]
@@ -61,8 +62,8 @@ def test_plan_resolves_every_arm() -> None:
         "train", "sft", "--recipe", "LA2b200s", "seed=981", "max_steps=100", "name=LENARM100",
     ]  # fmt: skip
     assert arms[2].eval_argvs() == [
-        ["eval", "runs/LENARM300", "--suite", "if818"],
-        ["eval", "runs/LENARM300", "--suite", "if263"],
+        ["eval", "runs/LENARM300", "--suite", "if818", "--backend", "vllm"],
+        ["eval", "runs/LENARM300", "--suite", "if263", "--backend", "vllm"],
     ]
     assert arms[1].finalize_argv() == ["train", "finalize", "runs/LENARM200"]
     with pytest.raises(RsiHubError, match="share the name"):

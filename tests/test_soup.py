@@ -78,6 +78,17 @@ def test_soup_is_a_loadable_run_directory_with_evidence(
         assert (out / name).read_bytes() == (tiny_run / name).read_bytes()
 
 
+def test_ingredients_with_different_shard_layouts(
+    tiny_run: Path, second_run: Path, tmp_path: Path
+) -> None:
+    # A sharded soup is itself an ingredient of a second soup with the single-file tiny run.
+    soup([tiny_run, second_run], tmp_path / "sharded", max_shard_size="100KB")
+    soup([tiny_run, tmp_path / "sharded"], tmp_path / "again", max_shard_size="1MB")
+    a, b, s = _weights(tiny_run), _weights(second_run), _weights(tmp_path / "again")
+    for name in a:
+        torch.testing.assert_close(s[name], 0.75 * a[name] + 0.25 * b[name])
+
+
 def _synthetic(folder: Path, tensors: dict[str, torch.Tensor], config: dict | None = None) -> Path:
     folder.mkdir(parents=True)
     (folder / "config.json").write_text(json.dumps(config or {"model_type": "synthetic"}))

@@ -45,6 +45,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="SUITE",
         help="suite to evaluate each arm on (repeatable; default if818)",
     )
+    parser.add_argument(
+        "--eval-arg",
+        action="append",
+        default=[],
+        metavar="ARG",
+        help="extra rsi-hub eval argument, e.g. --eval-arg=--backend --eval-arg=vllm (repeatable)",
+    )
     parser.add_argument("--sweep-dir", help="where scripts and sweep.json go (sweeps/<name>)")
     parser.add_argument("--slurm", action="store_true", help="write and submit sbatch scripts")
     parser.add_argument(
@@ -79,6 +86,7 @@ def run(args: argparse.Namespace) -> int:
         fixed=recipes.parse_overrides(args.fixed) if args.fixed else {},
         name_template=args.name,
         suites=args.suites or list(sweep.DEFAULT_SUITES),
+        eval_args=args.eval_arg,
     )
     sweep_name = args.name.replace("{", "").replace("}", "") if args.name else None
     default_dir = Path("sweeps") / (sweep_name or "_".join([Path(args.recipe).stem, *grid]))

@@ -95,6 +95,7 @@ class Arm:
     num_gpus: int
     run_dir: str
     suites: list[str]
+    eval_args: list[str] = field(default_factory=list)
     jobs: dict[str, str] = field(default_factory=dict)
 
     def train_argv(self) -> list[str]:
@@ -104,7 +105,7 @@ class Arm:
 
     def eval_argvs(self) -> list[list[str]]:
         """`rsi-hub` arguments that evaluate this arm, one per suite."""
-        return [["eval", self.run_dir, "--suite", suite] for suite in self.suites]
+        return [["eval", self.run_dir, "--suite", suite, *self.eval_args] for suite in self.suites]
 
     def finalize_argv(self) -> list[str]:
         """`rsi-hub` arguments that record the training job's final Slurm state."""
@@ -118,6 +119,7 @@ def plan_sweep(
     fixed: dict[str, str] | None = None,
     name_template: str | None = None,
     suites: Sequence[str] = DEFAULT_SUITES,
+    eval_args: Sequence[str] = (),
     resolve: Resolver | None = None,
 ) -> list[Arm]:
     """Expand the grid into arms and resolve each arm's recipe (validating every override).
@@ -128,6 +130,7 @@ def plan_sweep(
         fixed: overrides applied to every arm (`--set key=value`).
         name_template: run-name template (see `arm_name`).
         suites: suites each arm is evaluated on.
+        eval_args: extra `rsi-hub eval` arguments (e.g. `--backend vllm` on GPU nodes).
         resolve: recipe resolver (default: train's loader, through `recipes.resolve_arm`).
 
     Raises:
@@ -155,6 +158,7 @@ def plan_sweep(
                 num_gpus=resolved.num_gpus,
                 run_dir=str(resolved.run_dir),
                 suites=list(suites),
+                eval_args=list(eval_args),
             )
         )
     for attr in ("name", "run_dir"):
