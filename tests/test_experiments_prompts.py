@@ -203,3 +203,35 @@ def test_search_evaluates_each_candidate_once_and_prints_the_table(tmp_path: Pat
     assert again == rows
     text = format_prompt_table(rows)
     assert "k0h (anti over-insertion)" in text and "none (no system message)" in text
+
+
+def test_cli_prints_the_table_from_existing_results(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("rsi_hub.evaluate.store")
+    import shutil
+
+    import torch
+    from safetensors.torch import save_file
+
+    from rsi_hub.cli import main
+    from rsi_hub.experiments import evalio
+    from rsi_hub.experiments.prompts import result_folder
+
+    run = tmp_path / "run"
+    run.mkdir()
+    save_file({"w": torch.ones(3)}, run / "model.safetensors")
+    weights = evalio.weights_sha256(run)
+    folder = tmp_path / "candidates"
+    folder.mkdir()
+    inc = _incumbent(100, 70, seed=6)
+    planned = {"k0": inc, "k0m": _candidate(inc, 20, 1, seed=7)}
+    for cid, outcomes in planned.items():
+        shutil.copy(CANDIDATES / f"{cid}.txt", folder)
+        candidate = parse_candidate(folder / f"{cid}.txt")
+        _write_logs(run, result_folder("if818", candidate), outcomes, weights)
+    assert main(["prompt-search", str(run), "--candidates", str(folder), "--markdown"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2].startswith("| 1 | k0 (the served prompt) | 70/100 | — |")
+    assert lines[3].startswith("| 2 | k0m (brevity reworded) | 51/100 | -19 | 20/1 |")
+    assert lines[3].endswith("| significantly worse |")
