@@ -238,7 +238,9 @@ def _average(
         return first
     acc = None
     for reader, weight in zip(readers, weights, strict=True):
-        tensor = reader.get(info.name).to(torch.float32)
+        # copy=True: an FP32 tensor from safe_open may be a view of the memory-mapped file, and
+        # the accumulator is written in place; never write through to an ingredient.
+        tensor = reader.get(info.name).to(torch.float32, copy=acc is None)
         if acc is None:
             acc = tensor.mul_(weight)
         else:
