@@ -27,3 +27,29 @@ class SuiteFileError(RsiHubError):
 
 class PrefSourceError(RsiHubError):
     """Preference pairs could not be loaded from the requested source; the message says why."""
+
+
+# --- data preparation and training (rsi_hub.data, rsi_hub.train) ---
+
+
+class DataSourceError(RsiHubError):
+    """A data source cannot be read: unknown name, missing local file, unrecognised row shape,
+    or a Hub dataset that is not cached while offline. The message says how to point the
+    source at a local file instead."""
+
+
+class MixSpecError(RsiHubError):
+    """A data mix specification (`name:all|N,...`) is malformed or names an unknown source."""
+
+
+class HoldoutInputError(RsiHubError):
+    """An input would put held-out evaluation prompts into training data (card section 2)."""
+
+
+class RecipeError(RsiHubError):
+    """A training recipe or one of its `key=value` overrides is invalid; the message names the
+    key and lists the valid ones."""
+
+
+class MissingGpuExtraError(RsiHubError):
+    """Packed training was asked for without the CUDA kernels of the `gpu` extra."""

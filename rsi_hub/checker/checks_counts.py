@@ -7,12 +7,10 @@ allowed count), so that failure analysis reads numbers, not strings.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
-from functools import lru_cache
 from typing import Any
 
-from rsi_hub.checker.context import Context, normalize
+from rsi_hub.checker.context import Context, needle_pattern, norm_param
 from rsi_hub.checker.core import Param, count_result, plural, register
 
 _PASS: tuple[bool, str, None] = (True, "", None)
@@ -63,18 +61,24 @@ def word_band(ctx: Context, c: Mapping[str, Any]) -> tuple[bool, str, dict[str, 
     return count_result(f"{lo} to {hi} words", got, lo if got < lo else hi, "words")
 
 
-@lru_cache(maxsize=4096)
-def word_pattern(word: str) -> tuple[re.Pattern[str], bool]:
-    """Compiled word-match pattern for `word`, and whether it is a phrase (holds a space).
-
-    The word is normalised like the text (N, then casefold). The left boundary is written as a
-    fixed-width look-behind placed *after* the literal (`light(?<!\\wlight)`) rather than a
-    leading `(?<!\\w)`: a pattern that starts with a literal gets the engine's fast literal
-    search, ten times faster on a typical response than trying every position.
-    """
-    w = normalize(word).casefold()
-    lit = re.escape(w)
-    return re.compile(f"{lit}(?<!\\w{lit})(?!\\w)"), " " in w
+def _bounded_count(text: str, w: str) -> int:
+    """Non-overlapping occurrences of `w` standing between non-word characters, scanning left
+    to right like `re.findall` (a candidate that fails a boundary is retried one character on).
+    Called only when `w` occurs a few times, so this Python loop stays short."""
+    count = 0
+    size = len(w)
+    end = len(text)
+    i = text.find(w)
+    while i >= 0:
+        before = text[i - 1] if i else " "
+        j = i + size
+        after = text[j] if j < end else " "
+        if not (before.isalnum() or before == "_" or after.isalnum() or after == "_"):
+            count += 1
+            i = text.find(w, j)
+        else:
+            i = text.find(w, i + 1)
+    return count
 
 
 def count_word(ctx: Context, word: str) -> int:
@@ -82,14 +86,21 @@ def count_word(ctx: Context, word: str) -> int:
 
     Case-insensitive (full Unicode case folding), on the normalised text N(t), so `don't`
     matches `don’t`, `ﬁne` matches `fine`, and a phrase matches across any white space
-    (`thank you` matches `Thank\\nyou`). Occurrences are counted without overlap, left to
-    right (`ha ha` occurs once in `ha ha ha`).
+    (`thank you` matches `Thank\\nyou`). A word boundary is any character that is not a letter,
+    digit or `_` (Python's `\\w`), or the text's ends. Occurrences are counted without overlap,
+    left to right (`ha ha` occurs once in `ha ha ha`).
     """
-    pat, phrase = word_pattern(word)
-    # A phrase needs N(t)'s single spaces; a single word matches the same in the un-collapsed
-    # fold (white space is a non-word character either way), which is cheaper to get.
-    text = ctx.norm_cf() if phrase else ctx.fold_cf()
-    return len(pat.findall(text))
+    w = norm_param(word).casefold()
+    # A single word matches the same in the un-collapsed fold (white space is a non-word
+    # character either way), which is cheaper to get than N(t); a phrase needs N(t)'s spaces.
+    text = ctx.norm_cf() if " " in w else ctx.fold_cf()
+    hits = text.count(w)
+    if hits == 0:
+        return 0
+    if hits <= 64:
+        return _bounded_count(text, w)
+    # Many candidates (e.g. a hostile wall of one word): let the regex engine count them.
+    return len(needle_pattern(w, True).findall(text))
 
 
 @register(

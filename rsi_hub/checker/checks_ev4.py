@@ -56,7 +56,13 @@ def last_number(ctx: Context) -> tuple[str, Fraction | None] | None:
     """
 
     def compute() -> tuple[str, Fraction | None] | None:
-        t = ctx.t
+        full = ctx.t
+        # Every number ends in a digit, so nothing after the last digit matters; a response
+        # without digits (checked with ten C-speed scans) has no number at all.
+        end = max(full.rfind(d) for d in "0123456789") + 1
+        if end == 0:
+            return None
+        t = full[:end]
         size = 256
         while True:
             start = max(0, len(t) - size)

@@ -29,16 +29,13 @@ from rsi_hub.checker.jsonutil import json_kind
 
 _PASS: tuple[bool, str, None] = (True, "", None)
 
-_BULLET = re.compile(
-    r"^(?![ \t]*+([-*_])(?:[ \t]*+\1){2,}+[ \t]*+$)[ \t]*+[-*•][ \t]",
-    re.M,
-)
-_NUMBERED = re.compile(r"^[ \t]*+([0-9]{1,9}+)[.)][ \t]", re.M)
-# A header line immediately followed by a separator row; group 1 is the header's indentation
-# check anchor, the match ends at the end of the separator line.
+# Line patterns run on `ctx.nl_text()` and start with the newline that opens each line.
+_BULLET = re.compile(r"\n(?![ \t]*+([-*_])(?:[ \t]*+\1){2,}+[ \t]*+(?:\n|\Z))[ \t]*+[-*•][ \t]")
+_NUMBERED = re.compile(r"\n[ \t]*+([0-9]{1,9}+)[.)][ \t]")
+# A header line immediately followed by a separator row; the match ends at the end of the
+# separator line.
 _TABLE_HEAD = re.compile(
-    r"^[ \t]*+\|[^\n]*+\n[ \t]*+\|[ \t]*+:?-++:?[ \t]*+(?:\|[ \t]*+:?-++:?[ \t]*+)*+\|?[ \t]*+$",
-    re.M,
+    r"\n[ \t]*+\|[^\n]*+\n[ \t]*+\|[ \t]*+:?-++:?[ \t]*+(?:\|[ \t]*+:?-++:?[ \t]*+)*+\|?[ \t]*+(?=\n|\Z)"
 )
 _TABLE_ROWS = re.compile(r"(?:\n[ \t]*+\|[^\n]*+)*+")
 _PIPE_LINE = re.compile(r"[ \t]*+\|")
@@ -46,12 +43,12 @@ _PIPE_LINE = re.compile(r"[ \t]*+\|")
 
 def bullet_count(ctx: Context) -> int:
     """Lines that are bullet items (see module docstring)."""
-    return ctx.memo("bullets", lambda: len(_BULLET.findall(ctx.text_lf())))
+    return ctx.memo("bullets", lambda: len(_BULLET.findall(ctx.nl_text())))
 
 
 def numbered_items(ctx: Context) -> list[int]:
     """The numbers of the numbered lines, in order of appearance."""
-    return ctx.memo("numbered", lambda: [int(k) for k in _NUMBERED.findall(ctx.text_lf())])
+    return ctx.memo("numbered", lambda: [int(k) for k in _NUMBERED.findall(ctx.nl_text())])
 
 
 def _show_numbers(nums: list[int], limit: int = 12) -> str:
@@ -117,18 +114,17 @@ def table_data_rows(ctx: Context) -> int | None:
     """Data rows of the first markdown table, or None when there is no table."""
 
     def compute() -> int | None:
-        text = ctx.text_lf()
+        text = ctx.nl_text()
         pos = 0
         while True:
             m = _TABLE_HEAD.search(text, pos)
             if m is None:
                 return None
-            start = m.start()
+            start = m.start()  # the newline before the header line
             # The header must open its block: a |-line just above makes this a later line of a
             # block whose second line was not a separator, i.e. not a table.
-            prev_end = start - 1
-            if prev_end > 0:
-                prev_start = text.rfind("\n", 0, prev_end) + 1
+            if start > 0:
+                prev_start = text.rfind("\n", 0, start) + 1
                 if _PIPE_LINE.match(text, prev_start):
                     pos = m.end()
                     continue

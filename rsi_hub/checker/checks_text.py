@@ -2,29 +2,32 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from rsi_hub.checker.checks_counts import count_word
-from rsi_hub.checker.context import Context, normalize
+from rsi_hub.checker.context import Context, norm_param
 from rsi_hub.checker.core import Param, clip, plural, register
 
 _PASS: tuple[bool, str, None] = (True, "", None)
 
 
 def _contains(ctx: Context, needle: str, casefold: bool) -> bool:
-    # A needle without white space lies inside one white-space-free run of N(t), where N(t) and
-    # fold() agree, so the cheaper fold() answers exactly; a phrase needs N(t)'s single spaces.
-    if " " in needle:
-        return needle in (ctx.norm_cf() if casefold else ctx.norm())
-    return needle in (ctx.fold_cf() if casefold else ctx.fold())
+    """Whether the normalised `needle` is a substring of N(t) (casefolded when `casefold`)."""
+    if needle in (ctx.fold_cf() if casefold else ctx.fold()):
+        # N(t) and fold() agree on every white-space-free run, and a single space between two
+        # non-space characters of fold() stays one space in N(t): a literal hit is a hit.
+        return True
+    if " " not in needle:
+        return False
+    # A phrase may still match across other white space (a newline, two spaces): ask N(t).
+    return needle in (ctx.norm_cf() if casefold else ctx.norm())
 
 
 @register("contains", Param("text", "str", example="best regards"), summary="N(text) in N(t)")
 def contains(ctx: Context, c: Mapping[str, Any]) -> tuple[bool, str, dict[str, Any] | None]:
     """Passes when N(text) is a substring of N(t) (case-sensitive). An empty text passes."""
-    needle = normalize(c["text"])
+    needle = norm_param(c["text"])
     if _contains(ctx, needle, False):
         return _PASS
     hint = " (it occurs with different case)" if _contains(ctx, needle.casefold(), True) else ""
@@ -38,12 +41,12 @@ def contains(ctx: Context, c: Mapping[str, Any]) -> tuple[bool, str, dict[str, A
 )
 def contains_norm(ctx: Context, c: Mapping[str, Any]) -> tuple[bool, str, dict[str, Any] | None]:
     """Passes when N(text).casefold() is a substring of N(t).casefold(). An empty text passes."""
-    needle = normalize(c["text"]).casefold()
+    needle = norm_param(c["text"]).casefold()
     if _contains(ctx, needle, True):
         return _PASS
     return (
         False,
-        f"expected to contain {clip(normalize(c['text']))} (ignoring case), not found",
+        f"expected to contain {clip(norm_param(c['text']))} (ignoring case), not found",
         {"text": needle},
     )
 
@@ -91,8 +94,9 @@ def no_char(ctx: Context, c: Mapping[str, Any]) -> tuple[bool, str, dict[str, An
 
 
 def _edge(ctx: Context, c: Mapping[str, Any], at_start: bool) -> tuple[bool, str, dict | None]:
-    needle = normalize(c["text"])
-    norm = ctx.norm()
+    needle = norm_param(c["text"])
+    m = len(needle)
+    norm = ctx.norm_head(m) if at_start else ctx.norm_tail(m)
     ok = norm.startswith(needle) if at_start else norm.endswith(needle)
     if ok:
         return _PASS
@@ -118,18 +122,28 @@ def endswith(ctx: Context, c: Mapping[str, Any]) -> tuple[bool, str, dict[str, A
     return _edge(ctx, c, False)
 
 
-_ASCII_LOWER = re.compile(r"[a-z]")
-_ASCII_UPPER = re.compile(r"[A-Z]")
+_LOWER_BYTES = bytes(range(ord("a"), ord("z") + 1))
+_UPPER_BYTES = bytes(range(ord("A"), ord("Z") + 1))
 
 
-def _case_counts(t: str) -> tuple[bool, int, int]:
-    """(has a letter, lower-case letters, upper-case letters) of `t`, ASCII at regex speed."""
-    if t.isascii():
-        lower = len(_ASCII_LOWER.findall(t))
-        upper = len(_ASCII_UPPER.findall(t))
-        return lower + upper > 0, lower, upper
-    has_letter = any(map(str.isalpha, t))
-    return has_letter, sum(map(str.islower, t)), sum(map(str.isupper, t))
+def _case_counts(ctx: Context) -> tuple[bool, int, int]:
+    """(has a letter, lower-case letters, upper-case letters) of `t`.
+
+    ASCII text is counted with `bytes.translate` deletions, at memory speed; other text one
+    character at a time with `str.isalpha` / `islower` / `isupper`.
+    """
+
+    def compute() -> tuple[bool, int, int]:
+        t = ctx.t
+        if t.isascii():
+            b = t.encode("ascii")
+            lower = len(b) - len(b.translate(None, _LOWER_BYTES))
+            upper = len(b) - len(b.translate(None, _UPPER_BYTES))
+            return lower + upper > 0, lower, upper
+        has_letter = any(map(str.isalpha, t))
+        return has_letter, sum(map(str.islower, t)), sum(map(str.isupper, t))
+
+    return ctx.memo("case_counts", compute)
 
 
 @register("is_upper", summary="at least one letter and no lower-case letter")
@@ -139,7 +153,7 @@ def is_upper(ctx: Context, c: Mapping[str, Any]) -> tuple[bool, str, dict[str, A
     Letters without case (CJK, digits are not letters) count as letters but are neither lower
     nor upper, so `北京 OK` passes.
     """
-    has_letter, lower, _ = _case_counts(ctx.t)
+    has_letter, lower, _ = _case_counts(ctx)
     if has_letter and lower == 0:
         return _PASS
     if not has_letter:
@@ -157,7 +171,7 @@ def is_lower(ctx: Context, c: Mapping[str, Any]) -> tuple[bool, str, dict[str, A
 
     Title-case letters such as `ǅ` are neither, so they do not fail this check.
     """
-    has_letter, _, upper = _case_counts(ctx.t)
+    has_letter, _, upper = _case_counts(ctx)
     if has_letter and upper == 0:
         return _PASS
     if not has_letter:

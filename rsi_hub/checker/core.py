@@ -266,7 +266,7 @@ def _example(ct: CheckType) -> str:
 
 
 def _validate_one(c: Any, index: int) -> CheckType:
-    if not isinstance(c, Mapping):
+    if type(c) is not dict and not isinstance(c, Mapping):
         raise CheckError(
             f"constraint {index}: expected an object such as "
             f'{{"type": "word_eq", "n": 50}}, got {_show(c)} ({type(c).__name__})',
@@ -304,6 +304,8 @@ def _validate_one(c: Any, index: int) -> CheckType:
             )
     for p in ct.params:
         v = c.get(p.name, _MISSING)
+        if p.kind == "int_ge0" and type(v) is int and v >= 0:
+            continue  # the common case, decided without a call
         if v is _MISSING:
             if p.required:
                 raise CheckError(
@@ -346,6 +348,8 @@ def validate_checks(checks: Sequence[Mapping[str, Any]]) -> None:
 
 
 def _validate_all(checks: Any) -> list[CheckType]:
+    if type(checks) is list:
+        return [_validate_one(c, i) for i, c in enumerate(checks)]
     if isinstance(checks, (str, bytes, Mapping)) or not isinstance(checks, Sequence):
         raise CheckError(
             f"checks must be a list of constraint objects, got {_show(checks)} "

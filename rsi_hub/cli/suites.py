@@ -44,6 +44,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Exact normalised matches and near-duplicates (word 8-gram overlap >= 0.5) "
         "between every pair of the generation pool and the held-out suites.",
     )
+    audit.add_argument(
+        "--pool-size",
+        type=int,
+        default=None,
+        metavar="N",
+        help="audit only pool ids below N (default: the whole pool)",
+    )
     audit.set_defaults(func=_audit)
 
 
@@ -71,6 +78,6 @@ def _stats(args: argparse.Namespace) -> int:
 def _audit(args: argparse.Namespace) -> int:
     from rsi_hub.suites import audit
 
-    report = audit(progress=True)
+    report = audit(progress=True) if args.pool_size is None else audit(args.pool_size, True)
     print(report.format())
     return 0 if report.clean else 1

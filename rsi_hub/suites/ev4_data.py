@@ -172,7 +172,7 @@ JSON: list[Entry] = [
      [JSON_VALID, {"type": "json_array_len", "n": 5}], "[2, 3, 5, 7, 11]"),
     ("json", "This JSON is invalid: {'a': 1, 'b': [1, 2,],}. Reply with a corrected, valid "
      "version that keeps the same data, and nothing else.",
-     [JSON_VALID], '{"a": 1, "b": [1, 2]}'),
+     [{"type": "json_keys", "keys": ["a", "b"]}], '{"a": 1, "b": [1, 2]}'),
     ("json", "Describe the novel 1984 by George Orwell, published in 1949, as a JSON object with "
      "the keys \"title\", \"author\" and \"year\". Reply with the JSON only.",
      [JSON_VALID, {"type": "json_keys", "keys": ["title", "author", "year"]}],
@@ -184,7 +184,8 @@ JSON: list[Entry] = [
      [JSON_VALID, {"type": "json_keys", "keys": ["sku", "qty", "price"]}],
      '{"sku": "A12", "qty": 3, "price": 9.99}'),
     ("json", "Output a JSON object that maps each of the words cat, horse and ox to its number of "
-     "letters.", [JSON_VALID], '{"cat": 3, "horse": 5, "ox": 2}'),
+     "letters.", [{"type": "json_keys", "keys": ["cat", "horse", "ox"]}],
+     '{"cat": 3, "horse": 5, "ox": 2}'),
 ]  # fmt: skip
 
 _TOOL_NOTE = (
@@ -490,7 +491,7 @@ TEXT_EDITING: list[Entry] = [
      [{"type": "word_max", "n": 10}, _any("postpone", "postponed")],
      "We postponed the picnic because of heavy rain."),
     ("text_editing", "Rewrite this text message in formal English: \"gonna be late, sry\"",
-     [_any("sorry", "apologize", "apologise"), {"type": "no_word", "word": "gonna"}],
+     [_any("be late", "running late", "delayed"), {"type": "no_word", "word": "gonna"}],
      "I apologise, but I am going to be late."),
     ("text_editing", "Replace every occurrence of the word color with colour and return the "
      "text: \"The color of the sky changes; color is light.\"",

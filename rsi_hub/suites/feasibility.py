@@ -56,13 +56,17 @@ def has_char(text: str, char: str, case_sensitive: bool = False) -> bool:
 
 def filler_without(chars: Iterable[tuple[str, bool]]) -> list[str]:
     """The filler words (in stream order) free of every forbidden (char, case_sensitive)."""
-    forbidden = list(chars)
+    return list(_filler_without(tuple(sorted(set(chars)))))
+
+
+@lru_cache(maxsize=1024)
+def _filler_without(forbidden: tuple[tuple[str, bool], ...]) -> tuple[str, ...]:
     words = []
     for word in FILLER:
         forms = (word, word.capitalize(), word.upper())
         if not any(has_char(form, c, cs) for c, cs in forbidden for form in forms):
             words.append(word)
-    return words
+    return tuple(words)
 
 
 def required_texts(checks: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -229,7 +233,7 @@ def _text_problems(checks: Sequence[Mapping[str, Any]], fmt: str) -> list[str]:
             if has_word(other, word) or has_word(word, other):
                 out.append(f"no_word {word!r} clashes with required {other!r}")
     for i, word in enumerate(counted):
-        for text in texts:
+        for text in texts + json_keys:
             if has_word(text, word):
                 out.append(f"word_times {word!r} also occurs in required text {text!r}")
         for other in counted[i + 1 :]:

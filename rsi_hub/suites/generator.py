@@ -75,7 +75,7 @@ def make_prompt(rng: Rng, group: str, types: Collection[str]) -> Generated:
         template = rng.choice(kind.templates)
         if kind.fmt == tasks.JSON_OBJECT:
             keys = tasks.JSON_SCHEMAS[kind.templates.index(template)]
-            head["keys"] = keys[: rng.randint(2, 4)]
+            head["keys"] = list(keys[: rng.randint(2, 4)])
         task = slots.fill(template)
     elif rng.chance(P_SUMMARY):
         kind = tasks.SUMMARY

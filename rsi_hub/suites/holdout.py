@@ -88,12 +88,18 @@ class HoldoutIndex:
         grams = ngrams(prompt)
         if grams:
             shared: Counter[int] = Counter()
+            postings = self._postings
             for gram in grams:
-                shared.update(self._postings.get(gram, ()))
+                posting = postings.get(gram)
+                if posting:
+                    shared.update(posting)
+            # Hot loop (every candidate of every query): plain comparisons, no min() calls.
+            size_q, sizes = len(grams), self._sizes
             for slot, count in shared.items():
-                overlap = count / min(len(grams), self._sizes[slot])
-                if overlap >= threshold and slot not in found:
-                    found[slot] = Match(self._ids[slot], overlap, False)
+                size = sizes[slot]
+                smaller = size_q if size_q < size else size
+                if count >= threshold * smaller and slot not in found:
+                    found[slot] = Match(self._ids[slot], count / smaller, False)
         return sorted(found.values(), key=lambda m: (-m.overlap, m.id))
 
     def match(self, prompt: str) -> str | None:

@@ -62,6 +62,13 @@ def _generated(pool_id: int) -> Generated:
     return draw_unique(("pool", pool_id), "pool", types, lambda p: index.match(p) is not None)
 
 
+def reset_caches() -> None:
+    """Forget the cached holdout index and pool prompts (after the suite files change)."""
+    holdout_index.cache_clear()
+    _if263_rows.cache_clear()
+    _generated.cache_clear()
+
+
 def pool_prompt(pool_id: int) -> dict[str, Any]:
     """The pool row for an id: {"id": int, "prompt", "checks", "category"}.
 

@@ -10,7 +10,7 @@ from typing import Any
 from tqdm import tqdm
 
 from rsi_hub.suites.files import load_suite
-from rsi_hub.suites.holdout import NEAR_DUP_THRESHOLD, HoldoutIndex
+from rsi_hub.suites.holdout import NEAR_DUP_THRESHOLD, HoldoutIndex, Match
 from rsi_hub.suites.mixes import TYPE_ORDER
 from rsi_hub.suites.pool import POOL_SIZE, is_reserved, pool_prompt
 
@@ -103,38 +103,41 @@ def _compare(a: str, items: Iterable[tuple[str, str]], b: str, index: HoldoutInd
     result = PairOverlap(a, b, 0)
     for item_id, prompt in items:
         result.compared += 1
-        found = index.matches(prompt)
-        if not found:
-            continue
-        best = found[0]
-        if best.exact:
-            result.exact += 1
-        else:
-            result.near += 1
-        if len(result.examples) < 5:
-            result.examples.append((item_id, best.id, best.overlap))
+        _count(result, item_id, index.matches(prompt))
     return result
+
+
+def _count(result: PairOverlap, item_id: str, found: list[Match]) -> None:
+    if not found:
+        return
+    best = found[0]
+    if best.exact:
+        result.exact += 1
+    else:
+        result.near += 1
+    if len(result.examples) < 5:
+        result.examples.append((item_id, best.id, best.overlap))
 
 
 def audit(pool_size: int = POOL_SIZE, progress: bool = False) -> AuditReport:
     """Compare every pair of pool, IF-818, IF263 and IF-3k for exact and near-duplicate prompts.
 
     The pool side is every non-reserved id below `pool_size` (reserved ids ≡ 33 mod 70 are
-    IF263's own prompts). Clean means zero overlaps in every pair.
+    IF263's own prompts), queried once against an index of all three held-out suites; each
+    match is counted for the suite it belongs to. Clean means zero overlaps in every pair.
     """
     suites = {name: load_suite(name).rows for name in HOLDOUTS}
-    indexes = {
-        name: HoldoutIndex((r["id"], r["prompt"]) for r in suites[name]) for name in HOLDOUTS
-    }
     pairs = []
     for i, a in enumerate(HOLDOUTS):
         for b in HOLDOUTS[i + 1 :]:
-            pairs.append(_compare(a, ((r["id"], r["prompt"]) for r in suites[a]), b, indexes[b]))
+            index = HoldoutIndex((r["id"], r["prompt"]) for r in suites[b])
+            pairs.append(_compare(a, ((r["id"], r["prompt"]) for r in suites[a]), b, index))
+    combined = HoldoutIndex((r["id"], r["prompt"]) for name in HOLDOUTS for r in suites[name])
+    pool_pairs = {b: PairOverlap("pool", b, 0) for b in HOLDOUTS}
     ids = [i for i in range(min(pool_size, POOL_SIZE)) if not is_reserved(i)]
-    pool_rows = [
-        (str(i), pool_prompt(i)["prompt"])
-        for i in tqdm(ids, desc="generating pool", disable=not progress)
-    ]
-    for b in HOLDOUTS:
-        pairs.append(_compare("pool", pool_rows, b, indexes[b]))
-    return AuditReport(pairs, POOL_SIZE, len(pool_rows))
+    for pool_id in tqdm(ids, desc="auditing pool", disable=not progress):
+        found = combined.matches(pool_prompt(pool_id)["prompt"])
+        for b, result in pool_pairs.items():
+            result.compared += 1
+            _count(result, str(pool_id), [m for m in found if m.id.startswith(b + "-")])
+    return AuditReport([*pairs, *pool_pairs.values()], POOL_SIZE, len(ids))

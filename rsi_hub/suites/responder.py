@@ -92,7 +92,14 @@ class _Filler:
         ]
         self.pos = seed % len(self.clauses)
 
-    def take(self, n: int) -> list[str]:
+    def clause_lengths(self, k: int) -> list[int]:
+        """Lengths of the next k clauses, without consuming them."""
+        return [len(self.clauses[(self.pos + i) % len(self.clauses)]) for i in range(k)]
+
+    def take(self, n: int | None) -> list[str]:
+        """The next n words (None: the next whole clause), starting at a clause boundary."""
+        if n is None:
+            n = self.clause_lengths(1)[0]
         out: list[str] = []
         while len(out) < n:
             out += self.clauses[self.pos % len(self.clauses)]
@@ -127,10 +134,10 @@ def reference_response(prompt_row: Mapping[str, Any]) -> str:
 
 
 def _fit(spec: _Spec, build: Any) -> str:
-    """The longest item size (4 words down to 1) whose answer stays within the word limit."""
+    """The longest items (whole clauses, else 4 words down to 1) within the word limit."""
     _lo, hi = word_bounds(spec.checks)
     text = ""
-    for size in (4, 3, 2, 1):
+    for size in (None, 4, 3, 2, 1):
         text = build(size)
         if len(text.split()) <= hi:
             return text
@@ -150,15 +157,15 @@ def _mix(filler_words: list[str], groups: list[list[str]]) -> list[str]:
     return out
 
 
-def _items(spec: _Spec, filler: _Filler, count: int, size: int) -> list[list[str]]:
-    """`count` items of `size` filler words, with the required phrases and words dealt in."""
+def _items(spec: _Spec, filler: _Filler, count: int, size: int | None) -> list[list[str]]:
+    """`count` items of `size` filler words (None: a clause), with required words dealt in."""
     items = [filler.take(size) for _ in range(count)]
     for i, group in enumerate(spec.extras()):
         items[i % count].extend(group)
     return items
 
 
-def _list(spec: _Spec, filler: _Filler, size: int) -> str:
+def _list(spec: _Spec, filler: _Filler, size: int | None) -> str:
     params = next(c for c in spec.checks if c["type"] == spec.fmt)
     count = LIST_ITEMS_STEPS if spec.fmt == "numbered_start" else int(params["n"])
     first = int(params["k"]) if spec.fmt == "numbered_start" else 1
@@ -183,10 +190,10 @@ def _table_header(spec: _Spec, prompt: str, filler: _Filler) -> tuple[str, str]:
     return columns[0], columns[1]
 
 
-def _table(spec: _Spec, filler: _Filler, size: int, header: tuple[str, str]) -> str:
+def _table(spec: _Spec, filler: _Filler, size: int | None, header: tuple[str, str]) -> str:
     params = next(c for c in spec.checks if c["type"] == "table_rows")
     rows = int(params["n"])
-    cell_size = max(1, size // 2)
+    cell_size = None if size is None else max(1, size // 2)
     firsts = _items(spec, filler, rows, cell_size)
     lines = [f"| {header[0]} | {header[1]} |", "|---|---|"]
     for first in firsts:
@@ -194,7 +201,7 @@ def _table(spec: _Spec, filler: _Filler, size: int, header: tuple[str, str]) -> 
     return "\n".join(lines)
 
 
-def _json(spec: _Spec, filler: _Filler, size: int) -> str:
+def _json(spec: _Spec, filler: _Filler, size: int | None) -> str:
     params = next(c for c in spec.checks if c["type"] == spec.fmt)
     if spec.fmt == "json_array_len":
         values = [" ".join(item) for item in _items(spec, filler, int(params["n"]), size)]
@@ -205,6 +212,7 @@ def _json(spec: _Spec, filler: _Filler, size: int) -> str:
 
 
 def _prose(spec: _Spec, filler: _Filler) -> str:
+    """Sentences of filler around the fixed texts, sized to every count asked for."""
     checks = spec.checks
     s_lo, s_hi = sentence_bounds(checks)
     w_lo, w_hi = word_bounds(checks)
@@ -228,6 +236,13 @@ def _prose(spec: _Spec, filler: _Filler) -> str:
     has_fixed[-1] = has_fixed[-1] or bool(end)
 
     need = [0 if has_fixed[i] else 1 for i in range(sentences)]  # a sentence needs a word
+    clauses = filler.clause_lengths(len(free))
+    if spec.char_max is None and w_lo <= fixed + sum(clauses) <= w_hi:
+        # No exact length asked: every free sentence is one whole filler clause, which reads
+        # far better than clauses cut at arbitrary word counts.
+        for i, length in zip(free, clauses, strict=True):
+            need[i] = length
+        return _paragraphs(_sentences(spec, filler, need, groups, end_alone), spec.para)
     if spec.char_max is not None:
         target = max(w_lo, fixed + sum(need))
     else:
@@ -240,6 +255,19 @@ def _prose(spec: _Spec, filler: _Filler) -> str:
     for j in range(spare):
         need[free[j % len(free)]] += 1
 
+    return _paragraphs(_sentences(spec, filler, need, groups, end_alone), spec.para)
+
+
+def _sentences(
+    spec: _Spec,
+    filler: _Filler,
+    need: list[int],
+    groups: list[list[list[str]]],
+    end_alone: bool,
+) -> list[str]:
+    """Render each sentence: opening, filler mixed with its fixed groups, closing, terminator."""
+    start, end = spec.start.split(), spec.end.split()
+    sentences = len(need)
     parts = []
     for i in range(sentences):
         words = _mix(filler.take(need[i]), groups[i])
@@ -254,7 +282,7 @@ def _prose(spec: _Spec, filler: _Filler) -> str:
         if not ends_here:
             tokens[-1] += "."
         parts.append(" ".join(tokens))
-    return _paragraphs(parts, spec.para)
+    return parts
 
 
 def _paragraphs(sentences: list[str], count: int) -> str:

@@ -1,0 +1,96 @@
+"""`rsi-hub train sft|simpo|finalize|recipes`: run a training recipe (TRL + accelerate)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "train",
+        help="train with a recipe: TRL SFTTrainer (sft) or CPOTrainer with SimPO loss (simpo)",
+        description=(
+            "Run a training recipe (card sections 2-3) into its run directory runs/NAME: prepare "
+            "its data mix, train with FP32 master weights and BF16 Adam moments, write the final "
+            "weights, tokenizer, serving files and training_evidence.json. Relaunching the same "
+            "command resumes from the last checkpoint. A multi-GPU recipe started without a "
+            "launcher re-executes itself under `accelerate launch` with the recipe's config."
+        ),
+    )
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    for trainer, help_text in (
+        ("sft", "supervised fine-tuning (recipes b1, LA2b200s, smoke)"),
+        ("simpo", "SimPO preference optimisation (recipes simpoN, smoke_simpo)"),
+    ):
+        sub = actions.add_parser(
+            trainer,
+            help=help_text,
+            description=f"{help_text}. Trailing key=value arguments override recipe fields.",
+            epilog="Example: rsi-hub train sft --recipe LA2b200s sources.iflensyn=data/iflensyn.jsonl --dry-run",
+        )
+        sub.add_argument(
+            "--recipe", required=True, metavar="NAME", help="shipped recipe name or YAML file"
+        )
+        sub.add_argument(
+            "--dry-run",
+            action="store_true",
+            help="check the recipe and print it, the TRL arguments and the launch command; load nothing",
+        )
+        sub.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="recipe overrides")
+        sub.set_defaults(func=run_trainer, trainer=trainer)
+
+    finalize = actions.add_parser(
+        "finalize",
+        help="record the final Slurm state of a run's job in its training_evidence.json",
+        description="Ask sacct for the final state of the run's Slurm job (run after the job ended).",
+    )
+    finalize.add_argument("run_dir", metavar="RUN")
+    finalize.set_defaults(func=run_finalize)
+
+    recipes = actions.add_parser(
+        "recipes", help="list the shipped recipes", description="List the shipped recipes."
+    )
+    recipes.set_defaults(func=run_recipes)
+
+
+def run_trainer(args: argparse.Namespace) -> int:
+    from rsi_hub.train import load_recipe
+
+    recipe = load_recipe(args.recipe, args.overrides, trainer=args.trainer)
+    argv = ["train", args.trainer, "--recipe", args.recipe, *args.overrides]
+    if args.dry_run:
+        from rsi_hub.train.dryrun import describe_yaml
+
+        print(describe_yaml(recipe, argv), end="")
+        return 0
+    from rsi_hub.train import train
+    from rsi_hub.train.launch import relaunch_if_needed, require_packing_support
+
+    require_packing_support(recipe)
+    relaunch_if_needed(recipe, argv)
+    result = train(recipe)
+    if not result.skipped:
+        evidence = result.evidence
+        print(
+            f"{result.run_dir}: {evidence['optimizer_steps']} optimizer steps, loss "
+            f"{evidence['loss']['first']} -> {evidence['loss']['last']}, "
+            f"dataset sha256 {evidence['data']['dataset_sha256']}"
+        )
+    return 0
+
+
+def run_finalize(args: argparse.Namespace) -> int:
+    from rsi_hub.train import finalize_slurm_state
+
+    evidence = finalize_slurm_state(args.run_dir)
+    print(f"{args.run_dir}: Slurm job {evidence['slurm']['job_id']} {evidence['slurm']['state']}")
+    return 0
+
+
+def run_recipes(args: argparse.Namespace) -> int:
+    from rsi_hub.train import available_recipes, load_recipe
+
+    for name in available_recipes():
+        recipe = load_recipe(name)
+        print(f"{name}\t{recipe.trainer}\t{recipe.description}")
+    return 0

@@ -1,0 +1,43 @@
+"""Training: recipes (card sections 2-3) on TRL's SFTTrainer and CPOTrainer (SimPO).
+
+```python
+from rsi_hub.train import load_recipe, train
+recipe = load_recipe("smoke", ["max_steps=20"], trainer="sft")
+result = train(recipe)            # runs/smoke: weights, tokenizer, serving files, evidence
+result.losses(), result.evidence["data"]["dataset_sha256"]
+```
+
+Uses `rsi_hub.data` and `rsi_hub.chat`. Heavy imports (torch, TRL) happen when training runs.
+"""
+
+from rsi_hub.train.evidence import EVIDENCE_FILE, finalize_slurm_state, read_evidence
+from rsi_hub.train.precision import BF16MomentAdamW, decay_parameter_names, no_decay_parameter_names
+from rsi_hub.train.recipes import (
+    SFTRecipe,
+    SimPORecipe,
+    TrainRecipe,
+    available_recipes,
+    load_recipe,
+    recipe_yaml,
+)
+from rsi_hub.train.run import PreparedRun, TrainResult, build_trainer, train, trl_arguments
+
+__all__ = [
+    "EVIDENCE_FILE",
+    "BF16MomentAdamW",
+    "PreparedRun",
+    "SFTRecipe",
+    "SimPORecipe",
+    "TrainRecipe",
+    "TrainResult",
+    "available_recipes",
+    "build_trainer",
+    "decay_parameter_names",
+    "finalize_slurm_state",
+    "load_recipe",
+    "no_decay_parameter_names",
+    "read_evidence",
+    "recipe_yaml",
+    "train",
+    "trl_arguments",
+]

@@ -1,0 +1,124 @@
+"""`training_evidence.json` of a run (card section 7) and its Slurm record.
+
+Written when training starts (status `running`), updated at every launch of the same run (each
+launch is one entry of `attempts`; a resumed launch names its checkpoint) and completed at the
+end (status `completed`, optimizer steps, end time, first and last loss). Under Slurm the job id
+is recorded from `SLURM_JOB_ID`; a job's final state exists only once it has ended, so
+`rsi-hub train finalize RUN` (run by the sbatch template as a dependent job) asks `sacct` and
+records it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib.metadata
+import json
+import os
+import platform
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from rsi_hub.errors import RsiHubError
+
+EVIDENCE_FILE = "training_evidence.json"
+_LIBRARIES = ("rsi-hub", "torch", "transformers", "trl", "accelerate", "datasets", "tokenizers",
+              "safetensors", "mamba-ssm", "causal-conv1d", "flash-attn")  # fmt: skip
+
+
+def now() -> str:
+    """The current UTC time in ISO 8601, seconds precision."""
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+def library_versions() -> dict[str, str | None]:
+    """Installed versions of the training stack (`None` when a package is absent) and Python."""
+    versions: dict[str, str | None] = {"python": platform.python_version()}
+    for name in _LIBRARIES:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = None
+    try:
+        import torch
+
+        versions["cuda"] = torch.version.cuda
+    except ImportError:  # pragma: no cover - torch is a dependency
+        versions["cuda"] = None
+    return versions
+
+
+def slurm_job_id() -> str | None:
+    """The Slurm job id of this process (`SLURM_JOB_ID`), or `None` outside Slurm."""
+    return os.environ.get("SLURM_JOB_ID") or None
+
+
+def slurm_job_state(job_id: str) -> str | None:
+    """The job's state from `sacct` (COMPLETED, FAILED, ...), or `None` if `sacct` is absent."""
+    if shutil.which("sacct") is None:
+        return None
+    try:
+        result = subprocess.run(
+            ["sacct", "-j", str(job_id), "-X", "--noheader", "--parsable2", "--format=State"],
+            capture_output=True, text=True, timeout=30, check=False,
+        )  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    lines = [line.strip() for line in result.stdout.splitlines() if line.strip()]
+    # "CANCELLED by 123" -> CANCELLED; the last line is the latest requeue of the job.
+    return lines[-1].split()[0] if lines else None
+
+
+def read_evidence(run_dir: str | Path) -> dict[str, Any] | None:
+    """The run's evidence, or `None` if it has none yet."""
+    path = Path(run_dir) / EVIDENCE_FILE
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def write_evidence(run_dir: str | Path, evidence: dict[str, Any]) -> Path:
+    """Write the evidence atomically (a crash never leaves half a file)."""
+    path = Path(run_dir) / EVIDENCE_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(evidence, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def finalize_slurm_state(run_dir: str | Path) -> dict[str, Any]:
+    """Record the final Slurm state of the run's job(s) in its evidence, from `sacct`.
+
+    Run it after the job has ended (the sbatch template submits it as an `afterany` job).
+
+    Raises:
+        RsiHubError: the run has no evidence, no Slurm job id, or `sacct` is not available.
+    """
+    evidence = read_evidence(run_dir)
+    if evidence is None:
+        raise RsiHubError(f"{run_dir} has no {EVIDENCE_FILE}: nothing to finalize")
+    slurm = evidence.get("slurm") or {}
+    job_id = slurm.get("job_id")
+    if not job_id:
+        raise RsiHubError(f"{run_dir}: the run was not launched under Slurm (no job id recorded)")
+    state = slurm_job_state(job_id)
+    if state is None:
+        raise RsiHubError(
+            f"cannot ask sacct for job {job_id} (sacct missing or silent); run this on the cluster"
+        )
+    slurm.update({"state": state, "state_recorded_at": now()})
+    evidence["slurm"] = slurm
+    write_evidence(run_dir, evidence)
+    return evidence
+
+
+def base_model_lineage(
+    model_path: str | Path, base_model: str | None, revision: str | None
+) -> dict[str, Any]:
+    """The original pretrained model of a run: from the recipe, else from the init's evidence."""
+    if base_model is not None:
+        return {"id": base_model, "revision": revision}
+    init_evidence = read_evidence(model_path) if Path(model_path).is_dir() else None
+    if init_evidence and isinstance(init_evidence.get("base_model"), dict):
+        return dict(init_evidence["base_model"])
+    return {"id": None, "revision": None, "note": "random-init tiny checkpoint or unknown lineage"}

@@ -1,0 +1,120 @@
+"""Launching: the `gpu` extra check for packed runs, and the accelerate command of a recipe.
+
+Packed training is padding-free: several rows share one sequence and only `seq_idx` /
+`cu_seq_lens` keep them apart. The attention layers honour that through FlashAttention, the
+Mamba layers only through the CUDA kernels of `mamba_ssm` and `causal_conv1d`; the PyTorch
+fallback would let each document's Mamba state leak into the next. So a packed recipe refuses
+to start without the `gpu` extra instead of training on silently mixed documents.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shlex
+import sys
+from pathlib import Path
+
+from rsi_hub.errors import MissingGpuExtraError, RecipeError
+from rsi_hub.train.recipes import TrainRecipe
+
+# Module -> pip distribution of the `gpu` extra needed by packed training.
+PACKED_KERNELS = {
+    "mamba_ssm": "mamba-ssm",
+    "causal_conv1d": "causal-conv1d",
+    "flash_attn": "flash-attn",
+}
+LAUNCH_DIR_NAME = "launch"
+
+
+def missing_gpu_kernels() -> list[str]:
+    """Distributions of the `gpu` extra whose module cannot be imported here."""
+    return [
+        dist for module, dist in PACKED_KERNELS.items() if importlib.util.find_spec(module) is None
+    ]
+
+
+def require_packing_support(recipe: TrainRecipe) -> None:
+    """Stop a packed recipe on a machine without the Mamba/attention CUDA kernels.
+
+    Raises:
+        MissingGpuExtraError: naming the missing packages and the two ways forward.
+    """
+    if not recipe.packed:
+        return
+    missing = missing_gpu_kernels()
+    if missing:
+        raise MissingGpuExtraError(
+            f"recipe {recipe.name} trains on packed sequences, which needs the `gpu` extra "
+            f"(missing: {', '.join(missing)}): the Mamba layers keep packed documents apart only "
+            "through seq_idx in the CUDA kernels. Install it on a CUDA machine with "
+            '`pip install -e ".[train,gpu]"`, or train unpacked with the override packing=false.'
+        )
+
+
+def checkout_root() -> Path:
+    """The checkout this package runs from (launch configs live in its `launch/` folder)."""
+    return Path(__file__).resolve().parents[2]
+
+
+def launch_config_path(recipe: TrainRecipe) -> Path | None:
+    """The recipe's accelerate config file, resolved against the working folder or the checkout.
+
+    Raises:
+        RecipeError: the file does not exist.
+    """
+    if not recipe.launch_config:
+        return None
+    for base in (Path.cwd(), checkout_root()):
+        candidate = base / recipe.launch_config
+        if candidate.is_file():
+            return candidate
+    raise RecipeError(
+        f"launch_config {recipe.launch_config!r} not found (looked in {Path.cwd()} and {checkout_root()})"
+    )
+
+
+def under_launcher() -> bool:
+    """True inside a process started by accelerate/torchrun (one of several ranks)."""
+    return "LOCAL_RANK" in os.environ or "ACCELERATE_LAUNCH" in os.environ
+
+
+def accelerate_command(recipe: TrainRecipe, argv: list[str]) -> list[str]:
+    """The `accelerate launch` command that runs `rsi-hub <argv>` on the recipe's GPUs.
+
+    Args:
+        recipe: the resolved recipe (its `launch_config` and `num_gpus`).
+        argv: the rsi-hub arguments, e.g. `["train", "sft", "--recipe", "LA2b200s"]`.
+    """
+    config = launch_config_path(recipe)
+    command = ["accelerate", "launch"]
+    if config is not None:
+        command += ["--config_file", str(config)]
+    command += ["--num_processes", str(max(recipe.num_gpus, 1)), "-m", "rsi_hub", *argv]
+    return command
+
+
+def relaunch_if_needed(recipe: TrainRecipe, argv: list[str]) -> None:
+    """Re-execute this command under `accelerate launch` when a multi-GPU recipe runs bare.
+
+    `rsi-hub train sft --recipe LA2b200s` on a 4-GPU node thus becomes one process per GPU with
+    the recipe's FSDP2 config; inside the launcher (or under Slurm's srun template) nothing
+    happens.
+
+    Raises:
+        RecipeError: the recipe wants more GPUs than this machine has.
+    """
+    if recipe.num_gpus <= 1 or under_launcher():
+        return
+    import torch
+
+    available = torch.cuda.device_count()
+    if available < recipe.num_gpus:
+        raise RecipeError(
+            f"recipe {recipe.name} is for {recipe.num_gpus} GPUs and this machine has {available}: "
+            "run it on a GPU node (see launch/slurm_train.sbatch), or override num_gpus=... "
+            "(and packing=false on a machine without CUDA)"
+        )
+    command = accelerate_command(recipe, argv)
+    print("launching: " + shlex.join(command), file=sys.stderr, flush=True)
+    os.execvp(command[0], command)
