@@ -65,7 +65,13 @@ def test_plan_resolves_every_arm() -> None:
         ["eval", "runs/LENARM300", "--suite", "if818", "--backend", "vllm"],
         ["eval", "runs/LENARM300", "--suite", "if263", "--backend", "vllm"],
     ]
-    assert arms[1].finalize_argv() == ["train", "finalize", "runs/LENARM200"]
+    assert arms[1].template_args() == [
+        "sft",
+        "LA2b200s",
+        "seed=981",
+        "max_steps=200",
+        "name=LENARM200",
+    ]
     with pytest.raises(RsiHubError, match="share the name"):
         sweep.plan_sweep("r", grid, name_template="same", resolve=fake_resolve)
     with pytest.raises(RsiHubError, match="both swept"):
@@ -83,37 +89,89 @@ def _arms() -> list[sweep.Arm]:
     )
 
 
+FAKE_TEMPLATE = """#!/bin/bash
+# a stand-in for launch/slurm_train.sbatch
+#SBATCH --job-name=rsi-hub-train
+#SBATCH --gpus-per-node=4
+#SBATCH --cpus-per-task=32
+#SBATCH --time=24:00:00
+#SBATCH --output=logs/%x-%j.out
+set -euo pipefail
+TRAINER=${1:?usage}
+"""
+
+
 def test_sbatch_scripts(tmp_path: Path) -> None:
     opts = sweep.SlurmOptions(
         partition="gpu", account="rsi", extra=("--qos=high",), python="/venv/bin/python",
-        workdir="/work/rsi hub",
+        workdir="/work/rsi-hub",
     )  # fmt: skip
-    scripts = sweep.write_scripts(_arms(), tmp_path, opts)
+    scripts = sweep.write_scripts(_arms(), tmp_path, opts, template=FAKE_TEMPLATE)
     assert sorted(scripts) == ["LENARM100", "LENARM200"]
+    assert sorted(scripts["LENARM100"]) == ["eval", "train"]
     train = scripts["LENARM100"]["train"].read_text()
     assert train == (
         "#!/bin/bash\n"
+        "# a stand-in for launch/slurm_train.sbatch\n"
         "#SBATCH --job-name=LENARM100-train\n"
+        "#SBATCH --gpus-per-node=4\n"
+        "#SBATCH --cpus-per-task=32\n"
+        "#SBATCH --time=04:00:00\n"
+        f"#SBATCH --output={tmp_path}/logs/%x-%j.out\n"
+        "#SBATCH --chdir=/work/rsi-hub\n"
+        "#SBATCH --partition=gpu\n"
+        "#SBATCH --account=rsi\n"
+        "#SBATCH --qos=high\n"
+        "set -euo pipefail\n"
+        "# rsi-hub sweep arm LENARM100: the template's arguments, as if given to sbatch.\n"
+        "set -- sft LA2b200s max_steps=100 name=LENARM100\n"
+        "export GPUS_PER_NODE=4\n"
+        "TRAINER=${1:?usage}\n"
+    )
+    evaluation = scripts["LENARM200"]["eval"].read_text()
+    assert evaluation == (
+        "#!/bin/bash\n"
+        "#SBATCH --job-name=LENARM200-eval\n"
         f"#SBATCH --output={tmp_path}/logs/%x-%j.out\n"
         "#SBATCH --nodes=1\n"
         "#SBATCH --ntasks=1\n"
-        "#SBATCH --time=04:00:00\n"
-        "#SBATCH --gres=gpu:4\n"
-        "#SBATCH --cpus-per-task=32\n"
+        "#SBATCH --time=02:00:00\n"
+        "#SBATCH --gres=gpu:1\n"
+        "#SBATCH --cpus-per-task=8\n"
         "#SBATCH --partition=gpu\n"
         "#SBATCH --account=rsi\n"
         "#SBATCH --qos=high\n"
         "# Written by `rsi-hub sweep`; see sweep.json beside it.\n"
         "set -euo pipefail\n"
-        "cd '/work/rsi hub'\n"
-        "/venv/bin/python -m rsi_hub train sft --recipe LA2b200s max_steps=100 name=LENARM100\n"
+        "cd /work/rsi-hub\n"
+        "/venv/bin/python -m rsi_hub eval runs/LENARM200 --suite if818\n"
     )
-    evaluation = scripts["LENARM200"]["eval"].read_text()
-    assert "#SBATCH --gres=gpu:1\n" in evaluation
-    assert evaluation.endswith("/venv/bin/python -m rsi_hub eval runs/LENARM200 --suite if818\n")
-    finalize = scripts["LENARM200"]["finalize"].read_text()
-    assert "--gres" not in finalize
-    assert finalize.endswith("-m rsi_hub train finalize runs/LENARM200\n")
+    with pytest.raises(RsiHubError, match="has no `#SBATCH --job-name=` line"):
+        sweep.write_scripts(_arms(), tmp_path, opts, template="#!/bin/bash\nset -euo pipefail\n")
+
+
+def test_cpu_arms_get_a_plain_script(tmp_path: Path) -> None:
+    arms = sweep.plan_sweep(
+        "smoke", {"max_steps": ["5"]},
+        resolve=lambda r, o: ResolvedArm("sft", 0, Path("runs") / o["name"], {}),
+    )  # fmt: skip
+    train = sweep.write_scripts(arms, tmp_path, sweep.SlurmOptions(python="py"))["smoke_max_steps5"]
+    text = train["train"].read_text()
+    assert "--gres" not in text
+    assert text.endswith(
+        "py -m rsi_hub train sft --recipe smoke max_steps=5 name=smoke_max_steps5\n"
+    )
+
+
+def test_the_real_template_is_filled_in(tmp_path: Path) -> None:
+    pytest.importorskip("rsi_hub.train.launch")
+    scripts = sweep.write_scripts(_arms(), tmp_path, sweep.SlurmOptions())
+    text = scripts["LENARM200"]["train"].read_text()
+    assert "#SBATCH --job-name=LENARM200-train" in text
+    assert "set -- sft LA2b200s max_steps=200 name=LENARM200" in text
+    assert "rsi-hub train finalize" in text  # the template queues it itself
+    # The arguments are set before the template reads them.
+    assert text.index("set -- sft") < text.index("TRAINER=${1")
 
 
 def _fake_sbatch(tmp_path: Path) -> tuple[Path, Path]:
@@ -128,7 +186,7 @@ def _fake_sbatch(tmp_path: Path) -> tuple[Path, Path]:
 
 def test_submit_queues_eval_after_train(tmp_path: Path) -> None:
     arms = _arms()
-    scripts = sweep.write_scripts(arms, tmp_path, sweep.SlurmOptions())
+    scripts = sweep.write_scripts(arms, tmp_path, sweep.SlurmOptions(), template=FAKE_TEMPLATE)
     sbatch, log = _fake_sbatch(tmp_path)
     lines: list[str] = []
     assert sweep.submit(arms, scripts, sbatch=str(sbatch), echo=lines.append)
@@ -136,12 +194,10 @@ def test_submit_queues_eval_after_train(tmp_path: Path) -> None:
     assert calls == [
         f"--parsable {tmp_path}/LENARM100.train.sbatch",
         f"--parsable --dependency=afterok:1001 {tmp_path}/LENARM100.eval.sbatch",
-        f"--parsable --dependency=afterany:1001 {tmp_path}/LENARM100.finalize.sbatch",
         f"--parsable {tmp_path}/LENARM200.train.sbatch",
-        f"--parsable --dependency=afterok:1004 {tmp_path}/LENARM200.eval.sbatch",
-        f"--parsable --dependency=afterany:1004 {tmp_path}/LENARM200.finalize.sbatch",
+        f"--parsable --dependency=afterok:1003 {tmp_path}/LENARM200.eval.sbatch",
     ]
-    assert arms[1].jobs == {"train": "1004", "eval": "1005", "finalize": "1006"}
+    assert arms[1].jobs == {"train": "1003", "eval": "1004"}
     manifest = sweep.write_manifest(
         tmp_path, "LA2b200s", {"max_steps": ["100", "200"]}, arms, "slurm"
     )
@@ -152,7 +208,7 @@ def test_submit_queues_eval_after_train(tmp_path: Path) -> None:
 
 def test_without_sbatch_it_prints_what_it_would_submit(tmp_path: Path) -> None:
     arms = _arms()
-    scripts = sweep.write_scripts(arms, tmp_path, sweep.SlurmOptions())
+    scripts = sweep.write_scripts(arms, tmp_path, sweep.SlurmOptions(), template=FAKE_TEMPLATE)
     lines: list[str] = []
     old_path = os.environ.get("PATH", "")
     os.environ["PATH"] = str(tmp_path / "empty")
@@ -160,7 +216,7 @@ def test_without_sbatch_it_prints_what_it_would_submit(tmp_path: Path) -> None:
         assert not sweep.submit(arms, scripts, echo=lines.append)
     finally:
         os.environ["PATH"] = old_path
-    assert len(lines) == 6
+    assert len(lines) == 4
     assert (
         lines[0]
         == f"would submit: sbatch --parsable {tmp_path}/LENARM100.train.sbatch  -> TRAIN_JOB"

@@ -13,8 +13,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Expand --grid options into arms (every combination), validate each arm's "
             "overrides with the recipe loader, then either train and evaluate them one after "
-            "another here, or (--slurm) write one sbatch script per arm and submit it with its "
-            "evaluation queued afterok and `train finalize` queued afterany. Without sbatch on "
+            "another here, or (--slurm) write one sbatch script per arm (train's Slurm template, "
+            "which also queues `train finalize`) and submit it with its evaluation queued "
+            "afterok. Without sbatch on "
             "the PATH the scripts are written and the submissions printed. The arms, their "
             "overrides and job ids go to SWEEP_DIR/sweep.json, which `rsi-hub runs` and "
             "`rsi-hub plot dose-response` read."

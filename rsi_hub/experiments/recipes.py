@@ -64,3 +64,22 @@ def resolve_arm(recipe: str, overrides: dict[str, str]) -> ResolvedArm:
         run_dir=Path(resolved.run_dir),
         recipe=resolved.to_dict(),
     )
+
+
+SLURM_TEMPLATE = Path("launch") / "slurm_train.sbatch"
+
+
+def slurm_train_template() -> str:
+    """The text of train's Slurm template (`launch/slurm_train.sbatch` of the checkout).
+
+    Sweep arms are trained by this very script (multi-node rendezvous, requeue, the
+    `train finalize` job), with their arguments filled in, never by a second launcher.
+    """
+    try:
+        from rsi_hub.train.launch import checkout_root
+    except ImportError as err:
+        raise TrainUnavailableError(f"sweeps need rsi_hub.train.launch: {err}") from err
+    path = checkout_root() / SLURM_TEMPLATE
+    if not path.is_file():
+        raise TrainUnavailableError(f"train's Slurm template {path} is missing.")
+    return path.read_text()

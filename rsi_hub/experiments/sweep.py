@@ -2,9 +2,10 @@
 overrides expanded into named arms, each trained and then evaluated.
 
 An arm is one `rsi-hub train <trainer> --recipe NAME key=value ... name=ARM` followed by one
-`rsi-hub eval runs/ARM --suite S` per suite. Locally the arms run one after another; with Slurm
-each arm gets a training script, an evaluation script queued `afterok` on it and a `train
-finalize` queued `afterany` (which records the job's final state in the evidence), all written
+`rsi-hub eval runs/ARM --suite S` per suite. Locally the arms run one after another. With Slurm
+each arm gets a training script, which is train's own template (`launch/slurm_train.sbatch`:
+accelerate rendezvous, requeue, and the `train finalize` job that records the final state) with
+the arm's arguments filled in, and an evaluation script queued `afterok` on it; all are written
 under the sweep folder with a `sweep.json` manifest that `rsi-hub runs` and `rsi-hub plot` read.
 """
 
@@ -107,9 +108,9 @@ class Arm:
         """`rsi-hub` arguments that evaluate this arm, one per suite."""
         return [["eval", self.run_dir, "--suite", suite, *self.eval_args] for suite in self.suites]
 
-    def finalize_argv(self) -> list[str]:
-        """`rsi-hub` arguments that record the training job's final Slurm state."""
-        return ["train", "finalize", self.run_dir]
+    def template_args(self) -> list[str]:
+        """Arguments of train's Slurm template: TRAINER RECIPE KEY=VALUE ... name=ARM."""
+        return self.train_argv()[1:2] + self.train_argv()[3:]
 
 
 def plan_sweep(
@@ -227,23 +228,67 @@ def sbatch_script(
     return "\n".join(lines) + "\n"
 
 
+def train_sbatch_script(arm: Arm, template: str, log_dir: Path, opts: SlurmOptions) -> str:
+    """Train's Slurm template with this arm's job name, log, time, GPUs and arguments filled in.
+
+    Raises:
+        RsiHubError: the template lacks a line this relies on (it changed shape).
+    """
+    lines = template.splitlines()
+    replaced = {
+        "#SBATCH --job-name=": f"#SBATCH --job-name={arm.name}-train",
+        "#SBATCH --output=": f"#SBATCH --output={log_dir}/%x-%j.out",
+        "#SBATCH --time=": f"#SBATCH --time={opts.time}",
+        "#SBATCH --gpus-per-node=": f"#SBATCH --gpus-per-node={arm.num_gpus}",
+        "#SBATCH --cpus-per-task=": f"#SBATCH --cpus-per-task={arm.num_gpus * opts.cpus_per_gpu}",
+    }
+    for prefix, new in replaced.items():
+        index = next((i for i, line in enumerate(lines) if line.startswith(prefix)), None)
+        if index is None:
+            raise RsiHubError(f"train's Slurm template has no `{prefix}` line; update the sweep.")
+        lines[index] = new
+    last_directive = max(i for i, line in enumerate(lines) if line.startswith("#SBATCH "))
+    extra = [f"#SBATCH --chdir={opts.workdir}"]
+    extra += [f"#SBATCH --partition={opts.partition}"] if opts.partition else []
+    extra += [f"#SBATCH --account={opts.account}"] if opts.account else []
+    extra += [f"#SBATCH {line}" for line in opts.extra]
+    lines[last_directive + 1 : last_directive + 1] = extra
+    if "set -euo pipefail" not in lines:
+        raise RsiHubError(
+            "train's Slurm template has no `set -euo pipefail` line; update the sweep."
+        )
+    at = lines.index("set -euo pipefail") + 1
+    lines[at:at] = [
+        f"# rsi-hub sweep arm {arm.name}: the template's arguments, as if given to sbatch.",
+        f"set -- {shlex.join(arm.template_args())}",
+        f"export GPUS_PER_NODE={arm.num_gpus}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
 def write_scripts(
-    arms: list[Arm], sweep_dir: Path, opts: SlurmOptions
+    arms: list[Arm], sweep_dir: Path, opts: SlurmOptions, template: str | None = None
 ) -> dict[str, dict[str, Path]]:
-    """Write train / eval / finalize scripts of every arm under `sweep_dir`; return their paths."""
+    """Write each arm's training and evaluation scripts under `sweep_dir`; return their paths.
+
+    GPU arms train through train's Slurm template (`template`, read from the checkout when
+    None); an arm of a CPU recipe (num_gpus 0) gets a plain one-task script.
+    """
     log_dir = sweep_dir / "logs"
     log_dir.mkdir(parents=True, exist_ok=True)
     written: dict[str, dict[str, Path]] = {}
     for arm in arms:
+        if arm.num_gpus > 0:
+            template = template if template is not None else recipes.slurm_train_template()
+            train = train_sbatch_script(arm, template, log_dir, opts)
+        else:
+            train = sbatch_script(
+                f"{arm.name}-train", 0, opts.time, [arm.train_argv()], log_dir, opts
+            )
         scripts = {
-            "train": sbatch_script(
-                f"{arm.name}-train", arm.num_gpus, opts.time, [arm.train_argv()], log_dir, opts
-            ),
+            "train": train,
             "eval": sbatch_script(
                 f"{arm.name}-eval", opts.eval_gpus, opts.eval_time, arm.eval_argvs(), log_dir, opts
-            ),
-            "finalize": sbatch_script(
-                f"{arm.name}-finalize", 0, "00:10:00", [arm.finalize_argv()], log_dir, opts
             ),
         }
         written[arm.name] = {}
@@ -269,7 +314,9 @@ def submit(
     sbatch: str | None = None,
     echo: Callable[[str], None] = print,
 ) -> bool:
-    """Submit every arm: train, then eval `afterok` and finalize `afterany` on it.
+    """Submit every arm: train, then its evaluation `afterok` on it.
+
+    (The training script itself queues `train finalize` `afterany` on its own job.)
 
     Without `sbatch` on the PATH nothing is submitted and the commands are printed instead.
     Returns True when the jobs were submitted.
@@ -279,26 +326,21 @@ def submit(
         train = ["--parsable", str(scripts[arm.name]["train"])]
         if sbatch is None:
             echo(f"would submit: sbatch {shlex.join(train)}  -> TRAIN_JOB")
-            for kind, dep in (("eval", "afterok"), ("finalize", "afterany")):
-                echo(
-                    f"would submit: sbatch --parsable --dependency={dep}:TRAIN_JOB "
-                    f"{scripts[arm.name][kind]}"
-                )
+            echo(
+                "would submit: sbatch --parsable --dependency=afterok:TRAIN_JOB "
+                f"{scripts[arm.name]['eval']}"
+            )
             continue
         arm.jobs["train"] = _sbatch(sbatch, train)
-        for kind, dep in (("eval", "afterok"), ("finalize", "afterany")):
-            arm.jobs[kind] = _sbatch(
-                sbatch,
-                [
-                    "--parsable",
-                    f"--dependency={dep}:{arm.jobs['train']}",
-                    str(scripts[arm.name][kind]),
-                ],
-            )
-        echo(
-            f"{arm.name}: train job {arm.jobs['train']}, eval job {arm.jobs['eval']} "
-            f"(afterok), finalize job {arm.jobs['finalize']} (afterany)"
+        arm.jobs["eval"] = _sbatch(
+            sbatch,
+            [
+                "--parsable",
+                f"--dependency=afterok:{arm.jobs['train']}",
+                str(scripts[arm.name]["eval"]),
+            ],
         )
+        echo(f"{arm.name}: train job {arm.jobs['train']}, eval job {arm.jobs['eval']} (afterok)")
     return sbatch is not None
 
 
