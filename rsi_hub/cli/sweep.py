@@ -76,6 +76,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import os
+    import re
     import shlex
 
     from rsi_hub.experiments import recipes, sweep
@@ -89,7 +90,8 @@ def run(args: argparse.Namespace) -> int:
         suites=args.suites or list(sweep.DEFAULT_SUITES),
         eval_args=args.eval_arg,
     )
-    sweep_name = args.name.replace("{", "").replace("}", "") if args.name else None
+    # LENARM{max_steps} -> sweeps/LENARM: the template without its placeholders.
+    sweep_name = re.sub(r"\{[^}]*\}", "", args.name).strip("_-") if args.name else None
     default_dir = Path("sweeps") / (sweep_name or "_".join([Path(args.recipe).stem, *grid]))
     sweep_dir = Path(args.sweep_dir) if args.sweep_dir else default_dir
     for arm in arms:

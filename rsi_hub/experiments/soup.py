@@ -281,9 +281,12 @@ def _ingredient_evidence(run: Path, weight: float) -> dict[str, Any]:
     if evidence_path.is_file():
         evidence = _load_json(evidence_path)
         # Enough of each ingredient's lineage to trace it without the run directory.
-        for key in ("base_model", "base_revision", "optimizer_steps", "seed", "slurm", "data_mix"):
+        for key in ("base_model", "base_revision", "optimizer_steps", "seed", "slurm", "status"):
             if key in evidence:
                 entry[key] = evidence[key]
+        data = evidence.get("data")
+        if isinstance(data, dict):
+            entry["data"] = {k: data[k] for k in ("mix", "dataset_sha256") if k in data}
     return entry
 
 
@@ -369,6 +372,7 @@ def soup(
     total = sum(info.nbytes for info in layout.values())
     evidence = {
         "kind": "weight soup",
+        "status": "completed",
         "method": "weighted average of every tensor, accumulated in float32, "
         "written in the ingredients' dtype",
         "ingredients": ingredients,
