@@ -134,7 +134,8 @@ def test_ev4_without_facts_retokenises(tiny_run: Path) -> None:
 def test_pref_normalises_by_tokens(tiny_run: Path) -> None:
     harness._remember({"pretrained": str(tiny_run)})
     chosen, rejected = "Blue.", "The colour of a clear sky is blue."
-    n_chosen, n_rejected = harness.count_tokens(chosen), harness.count_tokens(rejected)
+    n_chosen = harness.count_answer_tokens(chosen)
+    n_rejected = harness.count_answer_tokens(rejected)
     assert n_rejected > n_chosen
     # Same total log-probability: per token the longer answer is more likely.
     doc = {"chosen": chosen, "rejected": rejected}
@@ -143,6 +144,21 @@ def test_pref_normalises_by_tokens(tiny_run: Path) -> None:
     metrics = harness.process_pref(doc, [(-1.0 * n_chosen, False), (-1.5 * n_rejected, False)])
     assert metrics["acc_norm"] == 1.0 and metrics["acc"] == (n_chosen < 1.5 * n_rejected)
     harness._remember({})
+
+
+@pytest.mark.parametrize("answer", ["Blue.", "\n\n- one\n- two", " leading space", "42"])
+def test_answer_tokens_are_counted_as_in_context(tiny_run: Path, answer: str) -> None:
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny_run)
+    context = render([{"role": "user", "content": "Name a colour."}])
+    whole = tokenizer(context + answer, add_special_tokens=False).input_ids
+    prompt = tokenizer(context, add_special_tokens=False).input_ids
+    harness._remember({"pretrained": str(tiny_run)})
+    try:
+        assert harness.count_answer_tokens(answer) == len(whole) - len(prompt)
+    finally:
+        harness._remember({})
 
 
 def test_pref_doc_shapes() -> None:
@@ -183,6 +199,7 @@ def test_rendered_prompt_check_catches_the_wrong_protocol() -> None:
 def test_suite_resolution() -> None:
     assert [s.name for s in resolve_suites("all")] == ["if818", "if263", "ev4", "pref", "mmlu"]
     assert resolve_suites("if263")[0].system_prompt_id is None
+    assert [s.name for s in resolve_suites("ev4, if818,ev4")] == ["ev4", "if818"]
     with pytest.raises(RsiHubError, match="unknown suite"):
         resolve_suites("if999")
 

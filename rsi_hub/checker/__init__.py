@@ -18,10 +18,34 @@ verdict.results[0].reason  # "" when passed, else e.g. "expected 50 words, got 4
 - `failure_analysis` / `render_failure_table` (in `rsi_hub.checker.analysis`) build card §5's
   failure table from verdicts.
 
+Readings chosen where the spec is silent (each stated again, with examples, in the docstring
+of the function that implements it, and tested in tests/test_checker.py):
+
+- Word match (`word_times`, `no_word`) runs on N(t) with full case folding, so curly and
+  straight apostrophes, NFKC forms and any white space inside a phrase match; a boundary is a
+  character that is not a letter, digit or underscore, or an end; occurrences are counted
+  without overlap.
+- `no_char` looks at the raw stripped text (not N(t)); for a letter both cases are forbidden
+  unless `case_sensitive`.
+- Empty `text` for `contains`/`startswith`/`endswith` passes (the empty string is a substring);
+  a blank `word` is a `CheckError`.
+- `sent` on an empty response fails even for n = 0 (no terminator to end with).
+- Bullets may be nested (they count); thematic breaks such as `* * *` are not bullets; a tab
+  after the marker counts as the space. Numbered items must start their line (nested, indented
+  sub-items are not items) and have at most 9 digits.
+- Table lines may be indented; a `|`-block whose second line is not a separator is skipped.
+- JSON: strict (no NaN/Infinity); at most 2,000,000 characters and 256 levels of nesting;
+  every fenced block counts towards "exactly one", which is parsed only if its info string is
+  empty or `json` and it is closed.
+- EV4 readings (numbers, option letters, regex restrictions, tool-call shapes, the refusal
+  phrase list, how code is extracted and run) are in `checks_ev4`, `checks_calls`, `safe_regex`,
+  `checks_code` and `sandbox`.
+
 This package is a leaf: it imports nothing else from rsi_hub.
 """
 
 from rsi_hub.checker import (  # noqa: F401 - importing registers the check types
+    checks_calls,
     checks_code,
     checks_counts,
     checks_ev4,

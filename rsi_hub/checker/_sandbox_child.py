@@ -224,6 +224,8 @@ def _setup(cfg):
         for name in _COMMON_MODULES:
             with contextlib.suppress(ImportError):
                 __import__(name)
+    if cfg["mode"] != "namespace":
+        _no_network()  # before dropping privileges: `socket` may be unreadable afterwards
     os.chdir(scratch)
     if uid is not None:
         os.setgroups([])
@@ -242,8 +244,6 @@ def _setup(cfg):
         (resource.RLIMIT_CORE, 0),
     ):
         resource.setrlimit(limit, (value, value))
-    if cfg["mode"] != "namespace":
-        _no_network()
     return payload
 
 

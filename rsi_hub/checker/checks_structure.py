@@ -7,10 +7,11 @@ is silent (each is tested):
   bullets are lines too, so they count. A markdown thematic break (`---`, `***`, `* * *`,
   `- - -`, `___`: three or more of one of `-*_`, optionally spaced, nothing else) is a rule,
   not a bullet, even when it starts with `* `.
-- Numbered items: after indentation, 1 to 9 ASCII digits, then `.` or `)`, then a space or a
-  tab (`1.5 kg` and `2023.` at the end of a line are not items). `numbered` wants exactly n such
-  lines numbered 1, 2, ... n in order of appearance; `numbered_start` takes all numbered lines in
-  order as the list, so nested numbered sub-lists break its "consecutive" rule.
+- Numbered items: as the spec says, lines that *start* with 1 to 9 ASCII digits, then `.` or
+  `)`, then a space or a tab (`1.5 kg` and `2023.` at the end of a line are not items). Unlike
+  bullets, an indented line is not an item, so a nested numbered sub-list does not disturb the
+  top-level numbering. `numbered` wants exactly n such lines numbered 1, 2, ... n in order of
+  appearance; `numbered_start` takes all of them, in order, as the list.
 - Tables: the first block of consecutive lines that start (after indentation) with `|` and
   whose second line is a separator row (cells of `-` with optional `:` at either end, e.g.
   `|:---|--:|`) is the table; blocks without such a separator are not tables and are skipped.
@@ -31,12 +32,11 @@ _PASS: tuple[bool, str, None] = (True, "", None)
 
 # Line patterns run on `ctx.nl_text()` and start with the newline that opens each line.
 _BULLET = re.compile(r"\n(?![ \t]*+([-*_])(?:[ \t]*+\1){2,}+[ \t]*+(?:\n|\Z))[ \t]*+[-*•][ \t]")
-_NUMBERED = re.compile(r"\n[ \t]*+([0-9]{1,9}+)[.)][ \t]")
+_NUMBERED = re.compile(r"\n([0-9]{1,9}+)[.)][ \t]")
 # A header line immediately followed by a separator row; the match ends at the end of the
 # separator line.
-_TABLE_HEAD = re.compile(
-    r"\n[ \t]*+\|[^\n]*+\n[ \t]*+\|[ \t]*+:?-++:?[ \t]*+(?:\|[ \t]*+:?-++:?[ \t]*+)*+\|?[ \t]*+(?=\n|\Z)"
-)
+_CELL = r"[ \t]*+:?-++:?[ \t]*+"
+_TABLE_HEAD = re.compile(rf"\n[ \t]*+\|[^\n]*+\n[ \t]*+\|{_CELL}(?:\|{_CELL})*+\|?[ \t]*+(?=\n|\Z)")
 _TABLE_ROWS = re.compile(r"(?:\n[ \t]*+\|[^\n]*+)*+")
 _PIPE_LINE = re.compile(r"[ \t]*+\|")
 
@@ -166,12 +166,13 @@ def _keys_text(keys: list[str], limit: int = 8) -> str:
 
 @register(
     "json_keys",
-    Param("keys", "str_list", example=["name", "age"]),
+    Param("keys", "str_list_or_empty", example=["name", "age"]),
     summary="a JSON object with every key",
 )
 def json_keys(ctx: Context, c: Mapping[str, Any]) -> tuple[bool, str, dict[str, Any] | None]:
     """Passes when the response is a JSON object (spec's JSON rule) holding every key at its
-    top level."""
+    top level. An empty key list asks only for a JSON object. (`json_keys_any` needs at least
+    one key: with none it could never pass, so that is a `CheckError`.)"""
     bad = _not_object(ctx, "a JSON object")
     if bad:
         return bad

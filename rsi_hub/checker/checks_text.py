@@ -73,14 +73,15 @@ def no_word(ctx: Context, c: Mapping[str, Any]) -> tuple[bool, str, dict[str, An
 def no_char(ctx: Context, c: Mapping[str, Any]) -> tuple[bool, str, dict[str, Any] | None]:
     """Passes when the character does not occur in t (the raw stripped text, not N(t)).
 
-    For a cased letter, both its lower- and upper-case forms are forbidden unless
-    `case_sensitive` is true (`ß` also forbids `ẞ`). Non-letters are matched exactly, so
-    `'` does not forbid `’`.
+    For a letter (`str.isalpha`), both its lower- and upper-case forms are forbidden unless
+    `case_sensitive` is true, as far as Python's one-character case mappings go (`ẞ` also
+    forbids `ß`; `ß`, whose upper case is `SS`, forbids only itself). Anything else is
+    matched exactly, so `'` does not forbid `’` and `Ⓐ` (a symbol) does not forbid `ⓐ`.
     """
     ch = c["char"]
     t = ctx.t
     forms = {ch}
-    if not c.get("case_sensitive", False):
+    if ch.isalpha() and not c.get("case_sensitive", False):
         forms.update(f for f in (ch.lower(), ch.upper(), ch.swapcase()) if len(f) == 1)
     got = sum(t.count(f) for f in forms)
     if got == 0:

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import difflib
 import json
-import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from rsi_hub.checker.context import Context
+from rsi_hub.checker.params import KINDS, MISSING
 
 #: Version of the checker's semantics. Bumped whenever a verdict can change for some input, so
 #: that stored evaluation numbers can say which checker judged them.
@@ -93,12 +93,13 @@ class Verdict:
 # returns (passed, reason, detail). It must be pure and must never raise on any response text.
 CheckFn = Callable[[Context, Mapping[str, Any]], tuple[bool, str, dict[str, Any] | None]]
 
-_MISSING = object()
+_MISSING = MISSING
 
 
 @dataclass(frozen=True, slots=True)
 class Param:
-    """One parameter of a check type: its name, its kind (see `_KINDS`), and whether it is needed.
+    """One parameter of a check type: its name, its kind (a key of `params.KINDS`), and whether
+    it is needed.
 
     `example` is shown in error messages as the way to fix a missing or mistyped value.
     """
@@ -135,117 +136,6 @@ def register(name: str, *params: Param, summary: str) -> Callable[[CheckFn], Che
         return fn
 
     return deco
-
-
-# --- parameter kinds -------------------------------------------------------------------------
-# Each validator returns None when the value is acceptable, else a phrase for "must be ...".
-
-
-def _int_ge0(v: Any) -> str | None:
-    # bool is an int subclass in Python; `true` for a count is a mistake, not 1.
-    if type(v) is int and v >= 0:
-        return None
-    return "a whole number >= 0"
-
-
-def _number(v: Any) -> str | None:
-    if type(v) in (int, float) and math.isfinite(v):
-        return None
-    return "a finite number"
-
-
-def _number_ge0(v: Any) -> str | None:
-    if type(v) in (int, float) and math.isfinite(v) and v >= 0:
-        return None
-    return "a finite number >= 0"
-
-
-def _bool(v: Any) -> str | None:
-    return None if type(v) is bool else "true or false"
-
-
-def _str(v: Any) -> str | None:
-    return None if type(v) is str else "a string"
-
-
-def _word(v: Any) -> str | None:
-    # A word match needs something to match: a blank word has no boundaries to test.
-    if type(v) is str and v.strip():
-        return None
-    return "a non-blank string"
-
-
-def _char(v: Any) -> str | None:
-    if type(v) is str and len(v) == 1:
-        return None
-    return "a string of exactly one character"
-
-
-def _str_list(v: Any) -> str | None:
-    if type(v) is list and v and all(type(x) is str for x in v):
-        return None
-    return "a non-empty list of strings"
-
-
-def _letter(v: Any) -> str | None:
-    if type(v) is str and len(v) == 1 and "A" <= v.upper() <= "Z":
-        return None
-    return "a single option letter A-Z"
-
-
-def _identifier(v: Any) -> str | None:
-    if type(v) is str and v.isidentifier():
-        return None
-    return "a Python identifier (the function to test)"
-
-
-def _tests(v: Any) -> str | None:
-    if type(v) is str and v.strip():
-        return None
-    if type(v) is list and v and all(type(x) is str and x.strip() for x in v):
-        return None
-    return "Python test code: a non-blank string or a non-empty list of strings"
-
-
-def _args(v: Any) -> str | None:
-    if type(v) is list and all(type(x) is str for x in v):
-        return None
-    if type(v) is dict:
-        return None
-    return "a list of argument names, or an object of argument name -> expected value"
-
-
-def _timeout(v: Any) -> str | None:
-    if type(v) in (int, float) and 0 < v <= 60:
-        return None
-    return "a number of seconds > 0 and <= 60"
-
-
-def _pattern(v: Any) -> str | None:
-    if type(v) is not str:
-        return "a regular expression string"
-    # Imported here to keep core free of check-module imports at load time.
-    from rsi_hub.checker.safe_regex import pattern_problem
-
-    return pattern_problem(v)
-
-
-_KINDS: dict[str, Callable[[Any], str | None]] = {
-    "int_ge0": _int_ge0,
-    "number": _number,
-    "number_ge0": _number_ge0,
-    "bool": _bool,
-    "str": _str,
-    "word": _word,
-    "char": _char,
-    "str_list": _str_list,
-    "letter": _letter,
-    "identifier": _identifier,
-    "tests": _tests,
-    "args": _args,
-    "timeout": _timeout,
-    "pattern": _pattern,
-}
 
 
 def _show(v: Any, limit: int = 60) -> str:
@@ -310,13 +200,13 @@ def _validate_one(c: Any, index: int) -> CheckType:
             if p.required:
                 raise CheckError(
                     f"constraint {index} ({name}): missing parameter {p.name!r} "
-                    f"({_KINDS[p.kind](_MISSING)}); add it, e.g. {_example(ct)}",
+                    f"({KINDS[p.kind](MISSING)}); add it, e.g. {_example(ct)}",
                     index=index,
                     check_type=name,
                     param=p.name,
                 )
             continue
-        problem = _KINDS[p.kind](v)
+        problem = KINDS[p.kind](v)
         if problem is not None:
             raise CheckError(
                 f"constraint {index} ({name}): parameter {p.name!r} must be {problem}, "

@@ -56,8 +56,11 @@ def _rows(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 if not line.strip():
                     continue
                 try:
-                    obj = json.loads(line)
-                except ValueError as err:
+                    obj = json.loads(line.rstrip("\r\n"))
+                except json.JSONDecodeError as err:
+                    problem = f"invalid JSON ({err.msg} at column {err.colno})"
+                    raise RowError(path, lineno, None, problem) from err
+                except ValueError as err:  # e.g. an integer literal too long to convert
                     raise RowError(path, lineno, None, f"invalid JSON ({err})") from err
                 if not isinstance(obj, dict):
                     raise RowError(

@@ -81,7 +81,8 @@ def _reject_constant(name: str) -> Any:
 
 
 def _depth_exceeds(value: Any, limit: int) -> bool:
-    """Whether a parsed JSON value nests containers deeper than `limit` (iterative, no recursion)."""
+    """Whether a parsed JSON value nests containers deeper than `limit` (iterative: no
+    recursion)."""
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         v, d = stack.pop()

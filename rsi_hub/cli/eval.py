@@ -23,7 +23,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("run", metavar="RUN", help="run directory to score")
     parser.add_argument(
-        "--suite", choices=SUITE_CHOICES, default="if818", help="suite to run (default if818)"
+        "--suite",
+        default="if818",
+        metavar="SUITE",
+        help=(
+            f"{', '.join(SUITE_CHOICES)}, or several comma-separated (one model load); "
+            "default if818"
+        ),
     )
     parser.add_argument(
         "--limit",
@@ -51,8 +57,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--pref-data",
         default=None,
-        metavar="FILE",
-        help="score PREF on this JSONL of pairs instead of the Hub's held-out pairs",
+        metavar="SOURCE",
+        help=(
+            "score PREF on other pairs: a JSONL file, pref_demo (the shipped offline demo) or "
+            "a Hub dataset id (default: HuggingFaceH4/ultrafeedback_binarized test_prefs)"
+        ),
     )
     parser.set_defaults(func=run)
 

@@ -27,7 +27,6 @@ truncated answer and call it stopped; the exact reading has no such error.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from functools import lru_cache
@@ -37,6 +36,7 @@ from typing import Any
 from rsi_hub.chat import MAX_NEW_TOKENS
 from rsi_hub.errors import RsiHubError
 from rsi_hub.evaluate import genfacts
+from rsi_hub.evaluate.protocol import GENERATION_PROMPT
 
 # What lm-eval passes to `custom_dataset` (merged model_args and --metadata) that we remember for
 # the metrics: the tokenizer (from `tokenizer` or `pretrained`) and the generation limit.
@@ -55,8 +55,10 @@ def tasks_dir() -> Path:
 
 
 def data_dir() -> Path:
-    """The folder of the suite files (`tasks/lm_eval/data/`)."""
-    return tasks_dir() / "data"
+    """The folder of the suite files (`tasks/lm_eval/data/`, or $RSI_HUB_SUITES_DIR)."""
+    from rsi_hub.suites import data_dir as suites_data_dir
+
+    return suites_data_dir()
 
 
 def _remember(metadata: dict[str, Any]) -> None:
@@ -92,6 +94,20 @@ def count_tokens(text: str) -> int:
     return len(_tokenizer()(text, add_special_tokens=False)["input_ids"])
 
 
+def count_answer_tokens(answer: str) -> int:
+    """Tokens of `answer` as it is tokenised after the generation prompt.
+
+    The tokenizer splits at special tokens before anything else, so the text after
+    `<|im_start|>` ("assistant\n" + answer) tokenises the same whatever came before it: counting
+    against the generation prompt alone gives the answer's exact token count in context, even
+    when its first characters would merge with the prompt's newline (an answer starting "\n").
+    """
+    tokenizer = _tokenizer()
+    with_answer = tokenizer(GENERATION_PROMPT + answer, add_special_tokens=False)["input_ids"]
+    alone = tokenizer(GENERATION_PROMPT, add_special_tokens=False)["input_ids"]
+    return len(with_answer) - len(alone)
+
+
 # --- datasets ----------------------------------------------------------------------------------
 
 
@@ -108,26 +124,15 @@ class DocList(list):
         return dict.fromkeys(self[0]) if self else {}
 
 
-def _read_jsonl(path: Path) -> list[dict[str, Any]]:
-    if not path.is_file():
-        raise RsiHubError(f"{path}: suite file missing; it ships in tasks/lm_eval/data/.")
-    rows = []
-    with path.open(encoding="utf-8") as handle:
-        for line_no, line in enumerate(handle, 1):
-            if line.strip():
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError as err:
-                    raise RsiHubError(f"{path}:{line_no}: not JSON ({err})") from err
-    return rows
+def load_suite_file(suite: str, folder: str | Path | None = None) -> Any:
+    """The validated `rsi_hub.suites.Suite` of a checked suite (rows, path, sha256).
 
-
-def suite_rows(suite: str, folder: str | Path | None = None) -> list[dict[str, Any]]:
-    """The rows (`id`, `prompt`, `checks`, `category`) of a checked suite, in file order.
-
-    Read from `tasks/lm_eval/data/prompts_<suite>.jsonl`, or from `folder` when given.
+    The shipped `prompts_<suite>.jsonl` (hash-checked against its manifest), or the file of
+    that name in `folder` when given.
     """
-    return _read_jsonl(Path(folder or data_dir()) / f"prompts_{suite}.jsonl")
+    from rsi_hub.suites import load_suite
+
+    return load_suite(Path(folder) / f"prompts_{suite}.jsonl" if folder else suite)
 
 
 def load_checked_suite(suite: str, **metadata: Any) -> dict[str, DocList]:
@@ -137,7 +142,7 @@ def load_checked_suite(suite: str, **metadata: Any) -> dict[str, DocList]:
     shipped file.
     """
     _remember(metadata)
-    return {"test": DocList(suite_rows(suite, metadata.get("suite_dir")))}
+    return {"test": DocList(load_suite_file(suite, metadata.get("suite_dir")).rows)}
 
 
 def prompt_text(doc: dict[str, Any]) -> str:
@@ -267,8 +272,8 @@ def process_pref(doc: dict[str, Any], results: list[tuple[float, bool]]) -> dict
     (ll_chosen, _), (ll_rejected, _) = results[0], results[1]
     chosen, rejected = doc["chosen"], doc["rejected"]
     per_token = (
-        ll_chosen / max(count_tokens(chosen), 1),
-        ll_rejected / max(count_tokens(rejected), 1),
+        ll_chosen / max(count_answer_tokens(chosen), 1),
+        ll_rejected / max(count_answer_tokens(rejected), 1),
     )
     per_char = (ll_chosen / max(len(chosen), 1), ll_rejected / max(len(rejected), 1))
     return {

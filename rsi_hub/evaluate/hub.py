@@ -71,7 +71,7 @@ def ensure_hub_dataset(repo_id: str, suite: str, *, timeout: float = _PROBE_TIME
     else:
         why = f"the Hub did not answer within {timeout:.0f} s"
     hint = (
-        "or score PREF offline on another pair file with --pref-data FILE"
+        "or score PREF offline on other pairs, e.g. --pref-data pref_demo"
         if suite == "pref"
         else "or evaluate the suites that ship with rsi-hub (--suite if818, if263, if3k, ev4)"
     )

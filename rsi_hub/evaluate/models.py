@@ -1,7 +1,12 @@
-"""lm-eval model classes for `rsi-hub eval`: lm-eval's HF and vLLM models plus two fixes.
+"""lm-eval model classes for `rsi-hub eval`: lm-eval's HF and vLLM models plus three fixes.
 
 1. They record how every answer ended (`genfacts`), which lm-eval's text-only interface hides.
-2. HF only: a run directory's `generation_config.json` sets `max_new_tokens` 2048 (the serving
+2. Log-likelihoods score the answer only. lm-eval moves a context's trailing white space into
+   the continuation (right for plain-text prompts, where " Paris" should be one token); after a
+   chat template's generation prompt `<|im_start|>assistant\n` that newline belongs to the
+   prompt, which the served model always sees, so it stays there. Otherwise every PREF answer
+   (and MMLU letter) would carry log p("\n" | "...assistant") and one extra token.
+3. HF only: a run directory's `generation_config.json` sets `max_new_tokens` 2048 (the serving
    contract), and transformers lets that win over the `max_length` lm-eval passes, so a task's
    `max_gen_toks` would be ignored. The model class clears the default so that lm-eval's limit
    is the one in force (2048 when served, the same number).
@@ -22,12 +27,13 @@ from lm_eval.models.huggingface import HFLM
 
 from rsi_hub.evaluate import genfacts
 from rsi_hub.evaluate.genfacts import GenerationFacts
+from rsi_hub.evaluate.protocol import GENERATION_PROMPT
 
 
 class _FactsHook:
     """Wraps lm-eval's cache hook: pairs queued facts with the context of each decoded row."""
 
-    def __init__(self, inner: Any, owner: _FactsMixin) -> None:
+    def __init__(self, inner: Any, owner: _ServedMixin) -> None:
         self.inner = inner
         self.owner = owner
 
@@ -37,8 +43,8 @@ class _FactsHook:
         self.inner.add_partial(attr, req, res)
 
 
-class _FactsMixin:
-    """The bookkeeping shared by the HF and vLLM classes."""
+class _ServedMixin:
+    """What the HF and vLLM classes share: answer-only scoring and the facts bookkeeping."""
 
     _pending: deque[GenerationFacts]
     _by_context: dict[str, GenerationFacts]
@@ -53,6 +59,13 @@ class _FactsMixin:
         inner = cache_hook.inner if isinstance(cache_hook, _FactsHook) else cache_hook
         self.cache_hook = _FactsHook(inner, self)
 
+    def _encode_pair(self, context: str, continuation: str) -> tuple[list[int], list[int]]:
+        if not context.endswith(GENERATION_PROMPT):
+            return super()._encode_pair(context, continuation)  # type: ignore[misc]
+        whole = self.tok_encode(context + continuation)  # type: ignore[attr-defined]
+        prompt = self.tok_encode(context)  # type: ignore[attr-defined]
+        return prompt, whole[len(prompt) :]
+
     def generate_until(self, requests: list[Any], disable_tqdm: bool = False) -> list[str]:
         self._pending.clear()
         self._by_context.clear()
@@ -65,8 +78,9 @@ class _FactsMixin:
         return answers
 
 
-class RsiHFLM(_FactsMixin, HFLM):
-    """lm-eval's `hf` model, recording how each answer ended and honouring `max_gen_toks`."""
+class RsiHFLM(_ServedMixin, HFLM):
+    """lm-eval's `hf` model: records how each answer ended, scores answers without the
+    generation prompt's newline, and honours `max_gen_toks` (see the module docstring)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -91,15 +105,15 @@ def facts_from_vllm_completion(completion: Any) -> GenerationFacts:
     ids = list(completion.token_ids)
     if completion.finish_reason == "length":
         return GenerationFacts(len(ids), "length")
-    facts = genfacts.facts_from_token_ids(ids, max_new_tokens=len(ids) + 1)
-    return facts
+    # Not the limit, so either a stop id ends `ids` or a stop string ended the answer.
+    return genfacts.facts_from_token_ids(ids, max_new_tokens=len(ids) + 1)
 
 
 def make_vllm_lm(**model_args: Any) -> Any:
     """lm-eval's `vllm` model recording how each answer ended; imports vLLM only when called."""
     from lm_eval.models.vllm_causallms import VLLM
 
-    class RsiVLLM(_FactsMixin, VLLM):
+    class RsiVLLM(_ServedMixin, VLLM):
         def __init__(self, **kwargs: Any) -> None:
             super().__init__(**kwargs)
             self._init_facts()

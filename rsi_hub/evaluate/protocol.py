@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rsi_hub.chat import IM_END_TOKEN, MAX_NEW_TOKENS, SYSTEM_PROMPT_ID
+from rsi_hub.chat import IM_END_TOKEN, IM_START_TOKEN, MAX_NEW_TOKENS, SYSTEM_PROMPT_ID
 
+#: How every served prompt ends (`add_generation_prompt`, thinking off): the answer follows it.
+GENERATION_PROMPT = f"{IM_START_TOKEN}assistant\n"
 PREF_DATASET = "HuggingFaceH4/ultrafeedback_binarized"
 MMLU_DATASET = "cais/mmlu"
 
@@ -65,14 +67,20 @@ SUITE_CHOICES: tuple[str, ...] = (*SUITES, "all")
 
 
 def resolve_suites(name: str) -> list[Suite]:
-    """The suites `--suite NAME` runs, in order."""
+    """The suites `--suite NAME` runs, in order: one name, `all`, or a comma-separated list."""
     from rsi_hub.errors import RsiHubError
 
-    if name == "all":
-        return [SUITES[s] for s in ALL_SUITES]
-    if name not in SUITES:
-        raise RsiHubError(f"unknown suite {name!r}; choose one of {', '.join(SUITE_CHOICES)}.")
-    return [SUITES[name]]
+    chosen: list[Suite] = []
+    for part in (p.strip() for p in name.split(",")):
+        if part not in SUITE_CHOICES:
+            raise RsiHubError(
+                f"unknown suite {part!r}; choose from {', '.join(SUITE_CHOICES)} "
+                "(or several, comma-separated)."
+            )
+        for suite in ALL_SUITES if part == "all" else (part,):
+            if SUITES[suite] not in chosen:
+                chosen.append(SUITES[suite])
+    return chosen
 
 
 def served_generation(max_gen_toks: int = MAX_NEW_TOKENS) -> dict[str, object]:

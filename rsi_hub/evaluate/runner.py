@@ -8,9 +8,11 @@ system-prompt switch is a run-wide chat-template argument.
 
 from __future__ import annotations
 
+import copy
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,7 +22,7 @@ from rsi_hub import __version__
 from rsi_hub.chat import MAX_INPUT_TOKENS, MAX_NEW_TOKENS, render, validate_model_folder
 from rsi_hub.errors import RsiHubError
 from rsi_hub.evaluate import harness, hub, provenance, store
-from rsi_hub.evaluate.protocol import Suite, resolve_suites, served_generation
+from rsi_hub.evaluate.protocol import PREF_DATASET, Suite, resolve_suites, served_generation
 
 Backend = Literal["hf", "vllm"]
 DEFAULT_HF_BATCH_SIZE = 8
@@ -156,11 +158,60 @@ def _task_versions(results: dict[str, Any]) -> dict[str, Any]:
     return dict(results.get("versions", {}))
 
 
-def _suite_files(suite: Suite, folder: str | Path | None) -> dict[str, str]:
-    if suite.name in {"mmlu", "pref"}:
-        return {}
-    path = Path(folder or harness.data_dir()) / f"prompts_{suite.name}.jsonl"
-    return {str(path): provenance.file_sha256(path)} if path.is_file() else {}
+def _data_source(suite: Suite, folder: str | Path | None, pref_data: str | None) -> dict[str, Any]:
+    """Where the documents came from, with the file's sha256 when it is a file."""
+    if suite.name == "mmlu":
+        return {"source": "lm-eval task mmlu (Hub dataset cais/mmlu)"}
+    if suite.name == "pref":
+        if pref_data is None:
+            return {"source": f"{PREF_DATASET} split test_prefs"}
+        path = Path(pref_data)
+        return {
+            "source": pref_data,
+            **({"sha256": provenance.file_sha256(path)} if path.is_file() else {}),
+        }
+    loaded = harness.load_suite_file(suite.name, folder)
+    return {"source": str(loaded.path), "sha256": loaded.sha256}
+
+
+def _pref_source(pref_data: str | Path | None) -> str | None:
+    """`--pref-data` as lm-eval's task will receive it: absolute for files, else as given."""
+    if pref_data is None:
+        return None
+    path = Path(pref_data)
+    return str(path.resolve()) if path.exists() else str(pref_data)
+
+
+@contextmanager
+def _environment_info_once() -> Iterator[None]:
+    """Let lm-eval collect its environment report once per process, not once per suite.
+
+    `simple_evaluate` adds torch's `collect_env` report to every results dict, which spawns
+    subprocesses and costs about a second each time; within one process it cannot change, so
+    every suite after the first gets a copy of the first report.
+    """
+    import lm_eval.evaluator as evaluator
+
+    original = getattr(evaluator, "add_env_info", None)
+    if original is None:  # another lm-eval version: leave it alone
+        yield
+        return
+
+    def add_env_info(results: dict[str, Any]) -> None:
+        if not _ENV_INFO:
+            probe: dict[str, Any] = {}
+            original(probe)
+            _ENV_INFO.update(probe)
+        results.update(copy.deepcopy(_ENV_INFO))
+
+    evaluator.add_env_info = add_env_info
+    try:
+        yield
+    finally:
+        evaluator.add_env_info = original
+
+
+_ENV_INFO: dict[str, Any] = {}
 
 
 def _checker_version() -> str:
@@ -188,14 +239,16 @@ def evaluate_run(
 
     Args:
         run: a run directory (weights, tokenizer, serving files).
-        suite: if818, if263, if3k, ev4, pref, mmlu, or all (if818, if263, ev4, pref, mmlu).
+        suite: if818, if263, if3k, ev4, pref, mmlu, all (if818, if263, ev4, pref, mmlu), or a
+            comma-separated list; the model is loaded once for all of them.
         limit: score only the first N documents of each task (a smoke test; `compare` pairs
             only what both runs scored, and the acceptance guards ignore limited runs).
         backend: "hf" (transformers, CPU or GPU) or "vllm" (GPU machines).
         batch_size: generation batch size (hf default 8; vllm schedules its own).
         device: torch device for hf (default cuda when available, else cpu).
         tensor_parallel_size, data_parallel_size: vLLM's parallelism.
-        pref_data: score PREF on this pair file instead of the Hub's held-out pairs.
+        pref_data: score PREF on these pairs instead of the Hub's held-out test_prefs: a JSONL
+            file, "pref_demo" (the shipped offline demo) or another Hub dataset id.
         suite_data: read `prompts_<suite>.jsonl` from this folder instead of the shipped
             `tasks/lm_eval/data/` (a private or patched copy of a suite).
         max_gen_toks: NOT the served configuration; only for tests and benchmarks on the tiny
@@ -213,13 +266,28 @@ def evaluate_run(
     run = Path(run)
     suites = resolve_suites(suite)
     validate_model_folder(run)
-    for item in suites:
-        if item.hub_dataset and not (item.name == "pref" and pref_data):
-            hub.ensure_hub_dataset(item.hub_dataset, item.name)
-    if pref_data is not None and not Path(pref_data).is_file():
-        raise RsiHubError(f"--pref-data {pref_data}: no such file")
+    pref_source = _pref_source(pref_data)
+    # Before the model loads: a missing dataset must cost seconds, not a model load. Every
+    # missing one is named at once, so that `--suite all` needs one retry, not several.
+    if limit is not None and limit < 1:
+        raise RsiHubError("--limit must be at least 1")
     if suite_data is not None and not Path(suite_data).is_dir():
         raise RsiHubError(f"{suite_data}: no such folder of suite files")
+    problems = []
+    sources: dict[str, dict[str, Any]] = {}
+    for item in suites:
+        try:
+            if item.name == "pref" and pref_source is not None:
+                from rsi_hub.suites import load_pref
+
+                load_pref(pref_source)  # opens the source now
+            elif item.hub_dataset:
+                hub.ensure_hub_dataset(item.hub_dataset, item.name)
+            sources[item.name] = _data_source(item, suite_data, pref_source)  # validates files
+        except RsiHubError as err:
+            problems.append(str(err))
+    if problems:
+        raise RsiHubError("\n".join(problems))
     gen_limit = max_gen_toks or MAX_NEW_TOKENS
     checker_version = _checker_version()
 
@@ -252,8 +320,9 @@ def evaluate_run(
                 limit=limit,
                 backend=backend,
                 model_args=model_args,
-                pref_data=pref_data,
+                pref_data=pref_source,
                 suite_data=suite_data,
+                data_source=sources[item.name],
                 max_gen_toks=max_gen_toks,
                 weights=weights,
                 weight_files=weight_files,
@@ -272,8 +341,9 @@ def _run_suite(
     limit: int | None,
     backend: str,
     model_args: dict[str, Any],
-    pref_data: str | Path | None,
+    pref_data: str | None,
     suite_data: str | Path | None,
+    data_source: dict[str, Any],
     max_gen_toks: int | None,
     weights: str,
     weight_files: dict[str, str],
@@ -287,7 +357,7 @@ def _run_suite(
     if max_gen_toks is not None:
         metadata["max_gen_toks"] = max_gen_toks
     if pref_data is not None:
-        metadata["pref_data"] = str(Path(pref_data).resolve())
+        metadata["pref_data"] = pref_data
     if suite_data is not None:
         metadata["suite_dir"] = str(Path(suite_data).resolve())
     # lm-eval's built-in tasks take seconds to index: only MMLU needs them.
@@ -299,16 +369,17 @@ def _run_suite(
     _set_system_prompt(lm, suite)
     say(f"{suite.name}: running lm-eval ({', '.join(suite.tasks)})")
     started = time.monotonic()
-    results = lm_eval.simple_evaluate(
-        model=lm,
-        tasks=list(suite.tasks),
-        task_manager=task_manager,
-        limit=limit,
-        apply_chat_template=True,
-        log_samples=True,
-        gen_kwargs={"max_gen_toks": max_gen_toks} if max_gen_toks is not None else None,
-        confirm_run_unsafe_code=False,
-    )
+    with _environment_info_once():
+        results = lm_eval.simple_evaluate(
+            model=lm,
+            tasks=list(suite.tasks),
+            task_manager=task_manager,
+            limit=limit,
+            apply_chat_template=True,
+            log_samples=True,
+            gen_kwargs={"max_gen_toks": max_gen_toks} if max_gen_toks is not None else None,
+            confirm_run_unsafe_code=False,
+        )
     seconds = time.monotonic() - started
     if results is None:  # a non-zero rank of a multi-process run: rank 0 writes
         return SuiteOutcome(suite.name, store.suite_dir(run, suite.name), {}, seconds)
@@ -316,7 +387,8 @@ def _run_suite(
     check_rendered_prompts(suite, samples)
 
     generation = served_generation(max_gen_toks or MAX_NEW_TOKENS)
-    served = max_gen_toks is None or max_gen_toks == MAX_NEW_TOKENS
+    # A generation override cannot change a log-likelihood suite.
+    served = not suite.generates or max_gen_toks in (None, MAX_NEW_TOKENS)
     meta = {
         "suite": suite.name,
         "tasks": list(suite.tasks),
@@ -332,8 +404,7 @@ def _run_suite(
         "n_samples": {task: len(rows) for task, rows in samples.items()},
         "backend": backend,
         "model_args": {**model_args, "chat_template_args": dict(lm.chat_template_args)},
-        "pref_data": str(pref_data) if pref_data is not None and suite.name == "pref" else None,
-        "suite_files_sha256": _suite_files(suite, suite_data),
+        "data": data_source,
         "stop_measurement": "generated token ids" if suite.name == "ev4" else None,
         "versions": _versions(),
         "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),

@@ -1,0 +1,130 @@
+"""Parameter kinds of the check types: one validator per kind.
+
+Each validator returns None when a value is acceptable, else the phrase that completes
+"parameter X must be ..." in a `CheckError` (called with `MISSING`, it returns that phrase,
+which the "missing parameter" message uses). Counts are JSON integers: `true`, `50.0` and
+`"50"` are mistakes, not 50.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+#: Stands for an absent parameter.
+MISSING: Any = object()
+
+
+def _int_ge0(v: Any) -> str | None:
+    # bool is an int subclass in Python; `true` for a count is a mistake, not 1.
+    if type(v) is int and v >= 0:
+        return None
+    return "a whole number >= 0"
+
+
+def _number(v: Any) -> str | None:
+    if type(v) in (int, float) and math.isfinite(v):
+        return None
+    return "a finite number"
+
+
+def _number_ge0(v: Any) -> str | None:
+    if type(v) in (int, float) and math.isfinite(v) and v >= 0:
+        return None
+    return "a finite number >= 0"
+
+
+def _bool(v: Any) -> str | None:
+    return None if type(v) is bool else "true or false"
+
+
+def _str(v: Any) -> str | None:
+    return None if type(v) is str else "a string"
+
+
+def _word(v: Any) -> str | None:
+    # A word match needs something to match: a blank word has no boundaries to test.
+    if type(v) is str and v.strip():
+        return None
+    return "a non-blank string"
+
+
+def _char(v: Any) -> str | None:
+    if type(v) is str and len(v) == 1:
+        return None
+    return "a string of exactly one character"
+
+
+def _str_list_or_empty(v: Any) -> str | None:
+    if type(v) is list and all(type(x) is str for x in v):
+        return None
+    return "a list of strings"
+
+
+def _str_list(v: Any) -> str | None:
+    if type(v) is list and v and all(type(x) is str for x in v):
+        return None
+    return "a non-empty list of strings"
+
+
+def _letter(v: Any) -> str | None:
+    if type(v) is str and len(v) == 1 and "A" <= v.upper() <= "Z":
+        return None
+    return "a single option letter A-Z"
+
+
+def _identifier(v: Any) -> str | None:
+    if type(v) is str and v.isidentifier():
+        return None
+    return "a Python identifier (the function to test)"
+
+
+def _tests(v: Any) -> str | None:
+    if type(v) is str and v.strip():
+        return None
+    if type(v) is list and v and all(type(x) is str and x.strip() for x in v):
+        return None
+    return "Python test code: a non-blank string or a non-empty list of strings"
+
+
+def _args(v: Any) -> str | None:
+    if type(v) is list and all(type(x) is str for x in v):
+        return None
+    if type(v) is dict:
+        return None
+    return "a list of argument names, or an object of argument name -> expected value"
+
+
+def _timeout(v: Any) -> str | None:
+    if type(v) in (int, float) and 0 < v <= 60:
+        return None
+    return "a number of seconds > 0 and <= 60"
+
+
+def _pattern(v: Any) -> str | None:
+    if type(v) is not str:
+        return "a regular expression string"
+    # Imported here to keep core free of check-module imports at load time.
+    from rsi_hub.checker.safe_regex import pattern_problem
+
+    return pattern_problem(v)
+
+
+KINDS: dict[str, Callable[[Any], str | None]] = {
+    "int_ge0": _int_ge0,
+    "number": _number,
+    "number_ge0": _number_ge0,
+    "bool": _bool,
+    "str": _str,
+    "word": _word,
+    "char": _char,
+    "str_list": _str_list,
+    "str_list_or_empty": _str_list_or_empty,
+    "letter": _letter,
+    "identifier": _identifier,
+    "tests": _tests,
+    "args": _args,
+    "timeout": _timeout,
+    "pattern": _pattern,
+}
