@@ -61,10 +61,10 @@ def test_plan_resolves_every_arm() -> None:
     assert arms[0].train_argv() == [
         "train", "sft", "--recipe", "LA2b200s", "seed=981", "max_steps=100", "name=LENARM100",
     ]  # fmt: skip
-    assert arms[2].eval_argvs() == [
-        ["eval", "runs/LENARM300", "--suite", "if818", "--backend", "vllm"],
-        ["eval", "runs/LENARM300", "--suite", "if263", "--backend", "vllm"],
-    ]
+    assert arms[2].eval_argv() == [
+        "eval", "runs/LENARM300", "--suite", "if818,if263", "--backend", "vllm",
+    ]  # fmt: skip
+    assert arms[2].eval_argv(["if263"])[3] == "if263"
     assert arms[1].template_args() == [
         "sft",
         "LA2b200s",
@@ -80,11 +80,12 @@ def test_plan_resolves_every_arm() -> None:
         sweep.plan_sweep("r", grid, fixed={"bogus": "1"}, resolve=fake_resolve)
 
 
-def _arms() -> list[sweep.Arm]:
+def _arms(suites: tuple[str, ...] = ("if818",)) -> list[sweep.Arm]:
     return sweep.plan_sweep(
         "LA2b200s",
         {"max_steps": ["100", "200"]},
         name_template="LENARM{max_steps}",
+        suites=suites,
         resolve=fake_resolve,
     )
 
@@ -227,17 +228,18 @@ def test_without_sbatch_it_prints_what_it_would_submit(tmp_path: Path) -> None:
 
 def test_local_runs_arms_in_order_and_skips_done_steps() -> None:
     calls: list[list[str]] = []
-    done = {("LENARM100", "train")}
+    done = {("LENARM100", "train"), ("LENARM100", "if818")}
     sweep.run_local(
-        _arms(),
+        _arms(("if818", "if263")),
         runner=lambda argv: calls.append(argv) or 0,
         echo=lambda _line: None,
         done=lambda arm, step: (arm.name, step) in done,
     )
+    # Only what is missing runs; the suites of an arm are evaluated in one call.
     assert calls == [
-        ["eval", "runs/LENARM100", "--suite", "if818"],
+        ["eval", "runs/LENARM100", "--suite", "if263"],
         ["train", "sft", "--recipe", "LA2b200s", "max_steps=200", "name=LENARM200"],
-        ["eval", "runs/LENARM200", "--suite", "if818"],
+        ["eval", "runs/LENARM200", "--suite", "if818,if263"],
     ]
     with pytest.raises(RsiHubError, match="exited 3"):
         sweep.run_local(

@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.dry_run:
         for arm in arms:
-            for argv in [arm.train_argv(), *arm.eval_argvs()]:
+            for argv in [arm.train_argv(), arm.eval_argv()]:
                 print(f"  rsi-hub {shlex.join(argv)}")
         return 0
     if args.slurm:

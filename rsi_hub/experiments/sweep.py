@@ -104,9 +104,11 @@ class Arm:
         pairs = [f"{recipes.recipe_key(k)}={v}" for k, v in self.overrides.items()]
         return ["train", self.trainer, "--recipe", self.recipe, *pairs, f"name={self.name}"]
 
-    def eval_argvs(self) -> list[list[str]]:
-        """`rsi-hub` arguments that evaluate this arm, one per suite."""
-        return [["eval", self.run_dir, "--suite", suite, *self.eval_args] for suite in self.suites]
+    def eval_argv(self, suites: Sequence[str] | None = None) -> list[str]:
+        """`rsi-hub` arguments that evaluate this arm on `suites` (default: all of the arm's)
+        in one call, so that the model is loaded once."""
+        chosen = ",".join(self.suites if suites is None else suites)
+        return ["eval", self.run_dir, "--suite", chosen, *self.eval_args]
 
     def template_args(self) -> list[str]:
         """Arguments of train's Slurm template: TRAINER RECIPE KEY=VALUE ... name=ARM."""
@@ -288,7 +290,7 @@ def write_scripts(
         scripts = {
             "train": train,
             "eval": sbatch_script(
-                f"{arm.name}-eval", opts.eval_gpus, opts.eval_time, arm.eval_argvs(), log_dir, opts
+                f"{arm.name}-eval", opts.eval_gpus, opts.eval_time, [arm.eval_argv()], log_dir, opts
             ),
         }
         written[arm.name] = {}
@@ -375,13 +377,18 @@ def run_local(
     run = runner or _default_runner
     is_done = done or _step_done
     for arm in arms:
-        steps = [("train", arm.train_argv())] + [
-            (suite, argv) for suite, argv in zip(arm.suites, arm.eval_argvs(), strict=True)
-        ]
-        for step, argv in steps:
-            if is_done(arm, step):
-                echo(f"{arm.name}: {step} already done, skipped")
-                continue
+        steps: list[tuple[str, list[str]]] = []
+        if is_done(arm, "train"):
+            echo(f"{arm.name}: training already complete, skipped")
+        else:
+            steps.append(("train", arm.train_argv()))
+        pending = [suite for suite in arm.suites if not is_done(arm, suite)]
+        if len(pending) < len(arm.suites):
+            done_now = [s for s in arm.suites if s not in pending]
+            echo(f"{arm.name}: {', '.join(done_now)} already evaluated, skipped")
+        if pending:
+            steps.append(("eval", arm.eval_argv(pending)))
+        for _step, argv in steps:
             echo(f"{arm.name}: rsi-hub {shlex.join(argv)}")
             code = run(argv)
             if code:
