@@ -167,6 +167,9 @@ def plot_failure_profile(
             rate = f" ({100 * failing / carrying:.0f} %)" if carrying else ""
             ax.annotate(f"{failing}/{carrying}{rate}", (bar.get_width(), bar.get_y() + bar.get_height() / 2),
                         xytext=(3, 0), textcoords="offset points", va="center", fontsize=7)  # fmt: skip
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # counts of prompts
     ax.set_yticks(range(len(types)))
     ax.set_yticklabels(types)
     ax.invert_yaxis()  # the largest loss on top, as in the card's table
