@@ -27,6 +27,11 @@ COMMAND_MODULES: list[str] = [
     "eval",
     "compare",
     "failures",
+    "soup",
+    "prompt_search",
+    "sweep",
+    "runs",
+    "plot",
     "release",
     "space",
 ]
