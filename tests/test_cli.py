@@ -32,9 +32,35 @@ def test_tiny_cli_refuses_non_empty(tmp_path: Path, capsys) -> None:
     assert "pass --force" in capsys.readouterr().err
 
 
-def test_demo_prints_prompt_and_reply(tmp_path: Path, capsys) -> None:
-    assert main(["demo", "--out", str(tmp_path / "demo"), "--max-new-tokens", "4"]) == 0
+def test_demo_runs_the_whole_chain(tmp_path: Path, capsys) -> None:
+    from transformers import AutoTokenizer
+
+    from rsi_hub.chat import validate_model_folder
+    from rsi_hub.demo import run_demo
+
+    workdir = tmp_path / "demo"
+    result = run_demo(workdir, eval_limit=4, max_new_tokens=48)
     out = capsys.readouterr().out
-    assert "<|im_start|>system\nYou follow instructions precisely." in out
-    assert "<|im_start|>user\nDescribe a lighthouse in exactly twelve words.<|im_end|>" in out
-    assert "==> reply" in out
+    for step in range(1, 6):
+        assert f"==> [{step}/5]" in out
+    # SFT lowered the loss, IF-818 was scored on 4 prompts and the results were written.
+    assert result.if818_scored == 4
+    assert 0 <= result.if818_passed <= 4
+    assert (result.run_dir / "eval" / "if818" / "meta.json").is_file()
+    # The release folder is staged, validated and loadable; its card and manifest are there.
+    validate_model_folder(result.release_dir)
+    assert (result.release_dir / "README.md").is_file()
+    assert (result.release_dir / "release_manifest.json").is_file()
+    # The trained tiny model stops on its own at <|im_end|>, well before the token limit.
+    tokenizer = AutoTokenizer.from_pretrained(result.release_dir)
+    assert 0 < len(tokenizer(result.reply).input_ids) < 48
+    # The default message states three constraints, each judged by the checker.
+    assert result.checks_total == 3
+    assert "exactly 7 words" in out and "ends with" in out
+
+
+def test_demo_refuses_a_folder_it_did_not_write(tmp_path: Path, capsys) -> None:
+    (tmp_path / "notes.txt").write_text("mine")
+    assert main(["demo", "--out", str(tmp_path)]) == 2
+    assert "the demo did not write" in capsys.readouterr().err
+    assert (tmp_path / "notes.txt").read_text() == "mine"
