@@ -35,10 +35,6 @@ COMMAND_MODULES: list[str] = [
     "release",
     "space",
 ]
-# Modules that add a method to a command above (e.g. `rlvr` to `train`); registered after them.
-METHOD_MODULES: list[str] = [
-    "rlvr",
-]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -53,8 +49,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"rsi-hub {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMAND_MODULES:
-        importlib.import_module(f"rsi_hub.cli.{name}").register(subparsers)
-    for name in METHOD_MODULES:
         importlib.import_module(f"rsi_hub.cli.{name}").register(subparsers)
     return parser
 

@@ -1,14 +1,24 @@
-"""`rsi-hub train sft|simpo|finalize|recipes`: run a training recipe (TRL + accelerate)."""
+"""`rsi-hub train sft|simpo|rlvr|finalize|recipes`: run a training recipe (TRL + accelerate)."""
 
 from __future__ import annotations
 
 import argparse
 
+RLVR_DETAILS = (
+    " TRL GRPOTrainer on generation-pool prompts, rollouts drawn as served (k0), rewarded by the "
+    "checker: reward_pass_weight x (every check passed) + reward_fraction_weight x (fraction of "
+    "checks passed). The run directory's training_evidence.json holds the reward curve, the "
+    "prompt set sha256 and the hyper-parameters."
+)
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "train",
-        help="train with a recipe: TRL SFTTrainer (sft) or CPOTrainer with SimPO loss (simpo)",
+        help=(
+            "train with a recipe: TRL SFTTrainer (sft), CPOTrainer with SimPO loss (simpo) or "
+            "GRPOTrainer with the checker as reward (rlvr)"
+        ),
         description=(
             "Run a training recipe (card sections 2-3) into its run directory runs/NAME: prepare "
             "its data mix, train with FP32 master weights and BF16 Adam moments, write the final "
@@ -18,14 +28,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-    for trainer, help_text in (
-        ("sft", "supervised fine-tuning (recipes b1, LA2b200s, smoke)"),
-        ("simpo", "SimPO preference optimisation (recipes simpoN, smoke_simpo)"),
+    for trainer, help_text, details in (
+        ("sft", "supervised fine-tuning (recipes b1, LA2b200s, smoke)", ""),
+        ("simpo", "SimPO preference optimisation (recipes simpoN, smoke_simpo)", ""),
+        ("rlvr", "RLVR: GRPO with the checker as reward (recipes rlvr, rlvr-smoke)", RLVR_DETAILS),
     ):
         sub = actions.add_parser(
             trainer,
             help=help_text,
-            description=f"{help_text}. Trailing key=value arguments override recipe fields.",
+            description=f"{help_text}.{details} Trailing key=value arguments override recipe fields.",
             epilog="Example: rsi-hub train sft --recipe LA2b200s sources.iflensyn=data/iflensyn.jsonl --dry-run",
         )
         sub.add_argument(

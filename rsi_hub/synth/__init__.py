@@ -1,9 +1,10 @@
-"""Verifier-filtered synthetic data (card section 2) and the RLVR recipe (card section 6).
+"""Verifier-filtered synthetic data (card section 2).
 
 - `synthesize(mode="lensyn" | "rft", ...)`: K samples per eligible pool prompt, judged by the
   one checker, exact passes kept as ChatML rows (k0, prompt, bare answer), streamed to disk with
   resume, with provenance and the holdout contamination audit.
-- `rsi_hub.synth.rlvr`: TRL GRPOTrainer on pool prompts with the checker as reward.
+- The pool selection, served prompts and provenance helpers are also what the RLVR trainer
+  (`rsi_hub.train.rlvr`, card section 6) draws its prompts with.
 
 Uses `rsi_hub.checker`, `rsi_hub.suites` and `rsi_hub.chat`; nothing else of the package.
 """

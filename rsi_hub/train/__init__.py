@@ -1,4 +1,5 @@
-"""Training: recipes (card sections 2-3) on TRL's SFTTrainer and CPOTrainer (SimPO).
+"""Training: recipes (card sections 2-3, 6) on TRL's SFTTrainer, CPOTrainer (SimPO) and
+GRPOTrainer (RLVR, the checker as reward).
 
 ```python
 from rsi_hub.train import load_recipe, train
@@ -7,12 +8,14 @@ result = train(recipe)            # runs/smoke: weights, tokenizer, serving file
 result.losses(), result.evidence["data"]["dataset_sha256"]
 ```
 
-Uses `rsi_hub.data` and `rsi_hub.chat`. Heavy imports (torch, TRL) happen when training runs.
+Uses `rsi_hub.data` and `rsi_hub.chat`; RLVR also the checker and the generation pool (through
+`rsi_hub.synth`'s prompt selection). Heavy imports (torch, TRL) happen when training runs.
 """
 
 from rsi_hub.train.evidence import EVIDENCE_FILE, finalize_slurm_state, read_evidence
 from rsi_hub.train.precision import BF16MomentAdamW, decay_parameter_names, no_decay_parameter_names
 from rsi_hub.train.recipes import (
+    RlvrRecipe,
     SFTRecipe,
     SimPORecipe,
     TrainRecipe,
@@ -26,6 +29,7 @@ __all__ = [
     "EVIDENCE_FILE",
     "BF16MomentAdamW",
     "PreparedRun",
+    "RlvrRecipe",
     "SFTRecipe",
     "SimPORecipe",
     "TrainRecipe",

@@ -23,6 +23,12 @@ from rsi_hub.train.run import CHECKPOINTS_DIR, DATA_DIR, _hyperparameters, trl_a
 
 
 def _source_status(recipe: TrainRecipe) -> list[dict[str, Any]]:
+    if recipe.data_kind is None:  # RLVR: the prompts are the data
+        prompts = getattr(recipe, "prompts", "pool")
+        if prompts == "pool":
+            return [{"item": "pool", "from": "rsi_hub.suites generation pool", "status": "found"}]
+        found = "found" if Path(prompts).is_file() else "MISSING"
+        return [{"item": prompts, "from": f"path:{prompts}", "status": found}]
     out = []
     for item in parse_mix(recipe.mix):
         source = get_source(item.name)
@@ -100,14 +106,21 @@ def describe(recipe: TrainRecipe, argv: list[str] | None = None) -> dict[str, An
     if packed and missing:
         gpu_extra += ": REQUIRED by packing=true, the launch machine must have it"
     trainer = {"sft": "rsi_hub.train.trainers.RsiSFTTrainer (trl.SFTTrainer)",
-               "simpo": "rsi_hub.train.trainers.RsiSimPOTrainer (trl.experimental.cpo.CPOTrainer)"}  # fmt: skip
+               "simpo": "rsi_hub.train.trainers.RsiSimPOTrainer (trl.experimental.cpo.CPOTrainer)",
+               "rlvr": "rsi_hub.train.trainers.RsiGRPOTrainer (trl.GRPOTrainer)"}  # fmt: skip
+    if recipe.data_kind is None:
+        data = f"{run_dir / 'rlvr_prompts.jsonl'} (selected from prompts={getattr(recipe, 'prompts', '')} at launch)"
+    else:
+        data = (
+            recipe.dataset
+            or f"{run_dir / DATA_DIR} (prepared from the mix at launch, reused if unchanged)"
+        )
     return {
         "recipe": recipe.to_dict(),
         "resolved": {
             "run_dir": str(run_dir),
             "checkpoints": str(checkpoints),
-            "data": recipe.dataset
-            or f"{run_dir / DATA_DIR} (prepared from the mix at launch, reused if unchanged)",
+            "data": data,
             "model": f"{run_dir / 'base'} (tiny checkpoint built at launch)"
             if recipe.model == TINY_MODEL
             else recipe.model,

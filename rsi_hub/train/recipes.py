@@ -1,7 +1,7 @@
 """Training recipes: one documented dataclass per trainer, YAML files, `key=value` overrides.
 
 A recipe is a YAML file in `rsi_hub/train/recipes/` named after the card's arm (`b1`,
-`LA2b200s`, `simpoN`) or a test recipe (`smoke`, `smoke_simpo`). `--recipe` takes such a name or
+`LA2b200s`, `simpoN`, `rlvr`) or a test recipe (`smoke`, `smoke_simpo`, `rlvr-smoke`). `--recipe` takes such a name or
 the path of any YAML file. Trailing `key=value` arguments override fields, converted to the
 field's type (`learning_rate=4e-7`, `packing=false`, `sources.iflensyn=/data/iflensyn.jsonl`);
 an unknown key is an error that names the valid keys.
@@ -24,7 +24,7 @@ from rsi_hub.data.mix import mix_kind, parse_mix
 from rsi_hub.errors import MixSpecError, RecipeError
 
 RECIPES_DIR = Path(__file__).with_name("recipes")
-TrainerName = Literal["sft", "simpo"]
+TrainerName = Literal["sft", "simpo", "rlvr"]
 LR_SCHEDULERS = ("cosine_with_min_lr", "cosine", "linear", "constant", "constant_with_warmup")
 DTYPES = ("bfloat16", "float32")
 # The model value that builds the tiny random-init checkpoint into `<output_dir>/base`.
@@ -91,6 +91,13 @@ class TrainRecipe:
     """
 
     trainer: ClassVar[TrainerName]
+    # The kind of prepared rows the trainer reads from `mix` / `dataset` (None: it reads none).
+    data_kind: ClassVar[str | None] = None
+    # Fields that must be > 0.
+    positive_fields: ClassVar[tuple[str, ...]] = (
+        "max_steps", "per_device_train_batch_size", "gradient_accumulation_steps", "max_length",
+        "logging_steps", "save_steps",
+    )  # fmt: skip
     name: str = "custom"
     description: str = ""
     model: str = TINY_MODEL
@@ -160,8 +167,7 @@ class TrainRecipe:
         _choice(
             "attn_implementation", self.attn_implementation, ("sdpa", "eager", "flash_attention_2")
         )
-        for name in ("max_steps", "per_device_train_batch_size", "gradient_accumulation_steps",
-                     "max_length", "logging_steps", "save_steps"):  # fmt: skip
+        for name in self.positive_fields:
             if getattr(self, name) <= 0:
                 raise RecipeError(f"{name} must be positive, got {getattr(self, name)}")
         if self.learning_rate <= 0:
@@ -174,12 +180,12 @@ class TrainRecipe:
             raise RecipeError(
                 f"num_gpus={self.num_gpus} needs a launch_config (an accelerate config file)"
             )
-        if self.dataset is None:
+        wanted = self.data_kind
+        if self.dataset is None and wanted is not None:
             try:
                 kind = mix_kind(parse_mix(self.mix))
             except MixSpecError as err:
                 raise RecipeError(f"mix: {err}") from None
-            wanted = "sft" if self.trainer == "sft" else "pref"
             if kind != wanted:
                 raise RecipeError(
                     f"mix {self.mix!r} holds {kind} data but the {self.trainer} trainer needs {wanted} sources"
@@ -202,6 +208,7 @@ class SFTRecipe(TrainRecipe):
     """
 
     trainer: ClassVar[TrainerName] = "sft"
+    data_kind: ClassVar[str | None] = "sft"
     packing: bool = False
     packing_strategy: str = "bfd"
     shuffle_dataset: bool = True
@@ -231,6 +238,7 @@ class SimPORecipe(TrainRecipe):
     """
 
     trainer: ClassVar[TrainerName] = "simpo"
+    data_kind: ClassVar[str | None] = "pref"
     beta: float = 2.0
     simpo_gamma: float = 1.0
     cpo_alpha: float = 0.0
@@ -242,7 +250,80 @@ class SimPORecipe(TrainRecipe):
             raise RecipeError(f"beta must be positive, got {self.beta}")
 
 
-RECIPE_CLASSES: dict[str, type[TrainRecipe]] = {"sft": SFTRecipe, "simpo": SimPORecipe}
+@dataclass
+class RlvrRecipe(TrainRecipe):
+    """RLVR (card section 6): TRL's `GRPOTrainer` on generation-pool prompts, rewarded by the checker.
+
+    Rollouts are drawn as served (k0 + user prompt); the reward of a completion is
+    `reward_pass_weight` x (every check passed) + `reward_fraction_weight` x (fraction of checks
+    passed) (`rsi_hub.train.reward.CheckerReward`). `mix`, `sources`, `dataset`, `system` and
+    `max_length` are not used: the data are the prompts. Names follow TRL's `GRPOConfig`.
+
+    Parameters:
+        prompts: `pool` (the suites' generation pool, eligible prompts only) or a JSONL prompt
+            file of `{"id", "prompt", "checks"}` records (held-out prompts are refused).
+        limit: use the first N eligible prompts (`null`: all).
+        reward_pass_weight: weight of "every check passed" (0/1).
+        reward_fraction_weight: weight of the fraction of checks passed.
+        num_generations: completions per prompt (the GRPO group).
+        max_completion_length: longest rollout in tokens.
+        temperature, top_p: rollout sampling.
+        beta: KL coefficient (0: no reference model).
+        loss_type: GRPO loss normalisation (`dapo`, `grpo`, `dr_grpo`, `bnpo`).
+        mask_truncated_completions: leave rollouts cut at `max_completion_length` out of the loss.
+        use_vllm: draw rollouts with vLLM; `vllm_mode`, `vllm_gpu_memory_utilization` and
+            `vllm_tensor_parallel_size` (colocated engines shard the policy over this many GPUs)
+            configure it.
+        save_steps: optimizer steps between checkpoints; 0 saves only the final model.
+    """
+
+    trainer: ClassVar[TrainerName] = "rlvr"
+    positive_fields: ClassVar[tuple[str, ...]] = (
+        "max_steps", "per_device_train_batch_size", "gradient_accumulation_steps",
+        "logging_steps", "num_generations", "max_completion_length",
+    )  # fmt: skip
+    prompts: str = "pool"
+    limit: int | None = None
+    reward_pass_weight: float = 1.0
+    reward_fraction_weight: float = 0.5
+    num_generations: int = 8
+    max_completion_length: int = 1024
+    temperature: float = 0.8
+    top_p: float = 0.95
+    beta: float = 0.0
+    loss_type: str = "dapo"
+    mask_truncated_completions: bool = True
+    use_vllm: bool = False
+    vllm_mode: str = "colocate"
+    vllm_gpu_memory_utilization: float = 0.35
+    vllm_tensor_parallel_size: int = 1
+    learning_rate: float = 1e-6
+    lr_scheduler_type: str = "constant_with_warmup"
+    warmup_steps: int = 10
+    weight_decay: float = 0.0
+    per_device_train_batch_size: int = 8
+    gradient_accumulation_steps: int = 4
+    max_steps: int = 200
+    activation_checkpointing: bool = True
+    logging_steps: int = 1
+    save_steps: int = 50
+
+    def validate(self) -> None:
+        super().validate()
+        _choice("vllm_mode", self.vllm_mode, ("colocate", "server"))
+        if self.save_steps < 0:
+            raise RecipeError(
+                f"save_steps must be 0 (final model only) or more, got {self.save_steps}"
+            )
+        if self.limit is not None and self.limit <= 0:
+            raise RecipeError(f"limit must be positive or null, got {self.limit}")
+
+
+RECIPE_CLASSES: dict[str, type[TrainRecipe]] = {
+    "sft": SFTRecipe,
+    "simpo": SimPORecipe,
+    "rlvr": RlvrRecipe,
+}
 
 
 def _choice(name: str, value: Any, allowed: tuple[str, ...]) -> None:
@@ -366,13 +447,13 @@ def load_recipe(
     """Load a recipe, apply overrides, type-check and validate it.
 
     Args:
-        name_or_path: a shipped recipe name (`b1`, `LA2b200s`, `simpoN`, `smoke`, ...) or a
-            YAML file.
+        name_or_path: a shipped recipe name (`b1`, `LA2b200s`, `simpoN`, `rlvr`, `smoke`, ...)
+            or a YAML file.
         overrides: `key=value` strings (command line) or a mapping (Python callers).
         trainer: the trainer the caller runs; a recipe for the other trainer is an error.
 
     Returns:
-        An `SFTRecipe` or `SimPORecipe`, validated.
+        An `SFTRecipe`, `SimPORecipe` or `RlvrRecipe`, validated.
 
     Raises:
         RecipeError: unknown recipe or key, a value of the wrong type, an invalid value, or a

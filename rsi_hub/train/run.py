@@ -1,4 +1,4 @@
-"""`rsi-hub train sft|simpo`: one recipe -> one run directory, resumable, with its evidence.
+"""`rsi-hub train sft|simpo|rlvr`: one recipe -> one run directory, resumable, with its evidence.
 
 Run directory (`runs/<name>/`, see DESIGN.md):
 
@@ -6,6 +6,7 @@ Run directory (`runs/<name>/`, see DESIGN.md):
     chat_template.jinja, system_prompt.txt, serving_config.json     the final model, served
     training_evidence.json                                           card section 7
     data/            the prepared data (reused when its fingerprint matches)
+    rlvr_prompts.jsonl   the prompts of an RLVR run (instead of data/)
     checkpoints/     checkpoint-N folders (weights, optimizer, scheduler, RNG, data position)
     base/            the tiny checkpoint, when the recipe starts from `model: tiny`
 
@@ -41,7 +42,7 @@ from rsi_hub.train.evidence import (
 from rsi_hub.train.launch import require_packing_support
 from rsi_hub.train.packing import pack_for_training
 from rsi_hub.train.precision import DTYPE_BY_NAME, cast_saved_weights, keep_fp32_patterns
-from rsi_hub.train.recipes import TINY_MODEL, SFTRecipe, SimPORecipe, TrainRecipe
+from rsi_hub.train.recipes import TINY_MODEL, RlvrRecipe, SFTRecipe, SimPORecipe, TrainRecipe
 
 CHECKPOINTS_DIR = "checkpoints"
 DATA_DIR = "data"
@@ -72,7 +73,7 @@ class TrainResult:
 
 
 def trl_arguments(recipe: TrainRecipe) -> dict[str, Any]:
-    """The keyword arguments of `SFTConfig` / `CPOConfig` for a recipe (transformers 5 names).
+    """The keyword arguments of `SFTConfig` / `CPOConfig` / `GRPOConfig` (transformers 5 names).
 
     For a packed recipe TRL sees `packing=False, padding_free=True`: the rows reach it already
     packed by `rsi_hub.train.packing.pack_for_training`.
@@ -124,6 +125,12 @@ def trl_arguments(recipe: TrainRecipe) -> dict[str, Any]:
             beta=recipe.beta,
             disable_dropout=True,
         )
+    elif isinstance(recipe, RlvrRecipe):
+        from rsi_hub.train.rlvr import grpo_arguments
+
+        # GRPO has no max_length (prompt + completion lengths) and feeds no `input_ids` batch.
+        del args["max_length"], args["include_num_input_tokens_seen"]
+        args.update(grpo_arguments(recipe))
     return args
 
 
@@ -136,10 +143,12 @@ def trl_config(recipe: TrainRecipe, **extra: Any) -> Any:
     if isinstance(recipe, SimPORecipe):
         os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")  # CPO is in trl.experimental (1.16)
         from trl.experimental.cpo import CPOConfig as config_cls
+    elif isinstance(recipe, RlvrRecipe):
+        from trl import GRPOConfig as config_cls
     else:
         from trl import SFTConfig as config_cls
     try:
-        return config_cls(**trl_arguments(recipe), **extra)
+        return config_cls(**{**trl_arguments(recipe), **extra})
     except ValueError as err:
         raise RecipeError(
             f"recipe {recipe.name}: {config_cls.__name__} rejects the arguments: {err}"
@@ -194,7 +203,7 @@ def ensure_data(
     Raises:
         RecipeError: `recipe.dataset` holds the wrong kind of data for the trainer.
     """
-    wanted = "sft" if recipe.trainer == "sft" else "pref"
+    wanted = recipe.data_kind
     if recipe.dataset is not None:
         stats = read_stats(recipe.dataset)
         if stats["kind"] != wanted:
@@ -230,6 +239,7 @@ def _hyperparameters(recipe: TrainRecipe, world_size: int) -> dict[str, Any]:
         for key in ("max_steps", "learning_rate", "lr_scheduler_type", "min_lr_rate", "warmup_steps",
                     "weight_decay", "max_grad_norm", "adam_beta1", "adam_beta2", "adam_epsilon",
                     "per_device_train_batch_size", "gradient_accumulation_steps", "max_length")
+        if not (key == "max_length" and isinstance(recipe, RlvrRecipe))
     }  # fmt: skip
     out["world_size"] = world_size
     out["sequences_per_step"] = (
@@ -249,6 +259,11 @@ def _hyperparameters(recipe: TrainRecipe, world_size: int) -> dict[str, Any]:
             simpo_gamma=recipe.simpo_gamma,
             cpo_alpha=recipe.cpo_alpha,
         )
+    if isinstance(recipe, RlvrRecipe):
+        rlvr_keys = ("prompts", "limit", "reward_pass_weight", "reward_fraction_weight",
+                     "num_generations", "max_completion_length", "temperature", "top_p", "beta",
+                     "loss_type", "mask_truncated_completions", "use_vllm")  # fmt: skip
+        out.update({key: getattr(recipe, key) for key in rlvr_keys})
     return out
 
 
@@ -264,13 +279,14 @@ def _new_evidence(
 
     cuda = torch.cuda.is_available()
     job = slurm_job_id()
-    total = stats["total"]
-    return {
+    evidence = {
         "kind": "rsi-hub training run",
         "run": recipe.name,
+        "method": recipe.trainer,
         "trainer": {
             "sft": "trl.SFTTrainer",
             "simpo": "trl.experimental.cpo.CPOTrainer (loss_type=simpo)",
+            "rlvr": "trl.GRPOTrainer",
         }[recipe.trainer],
         "status": "running",
         "base_model": base_model_lineage(model_path, recipe.base_model, recipe.base_model_revision),
@@ -281,18 +297,7 @@ def _new_evidence(
         },
         "slurm": {"job_id": job, "state": None} if job else None,
         "optimizer_steps": 0,
-        "data": {
-            "mix": stats["fingerprint"]["mix"],
-            "system": stats["fingerprint"]["system"],
-            "dataset_sha256": stats["sha256"],
-            "sha256_definition": stats["sha256_definition"],
-            "path": str(data_dir),
-            "samples": total["samples"],
-            "tokens": total["tokens"],
-            "supervised_fraction": total["supervised_fraction"],
-            "table": stats["table"],
-            "holdout": stats["holdout"],
-        },
+        "data": _data_evidence(recipe, data_dir, stats),
         "hyperparameters": _hyperparameters(recipe, world_size),
         "precision": {
             "master_weights": "float32",
@@ -312,6 +317,30 @@ def _new_evidence(
         "start_time": now(),
         "end_time": None,
         "attempts": [],
+    }
+    if isinstance(recipe, RlvrRecipe):
+        from rsi_hub.train.rlvr import folder_weights_sha256, reward_evidence
+
+        evidence["init_weights_sha256"] = folder_weights_sha256(model_path)
+        evidence["reward"] = reward_evidence(recipe)
+    return evidence
+
+
+def _data_evidence(recipe: TrainRecipe, data_dir: Path, stats: dict[str, Any]) -> dict[str, Any]:
+    if isinstance(recipe, RlvrRecipe):
+        return dict(stats)  # `rlvr.prepare_prompts` already gives the evidence's data section
+    total = stats["total"]
+    return {
+        "mix": stats["fingerprint"]["mix"],
+        "system": stats["fingerprint"]["system"],
+        "dataset_sha256": stats["sha256"],
+        "sha256_definition": stats["sha256_definition"],
+        "path": str(data_dir),
+        "samples": total["samples"],
+        "tokens": total["tokens"],
+        "supervised_fraction": total["supervised_fraction"],
+        "table": stats["table"],
+        "holdout": stats["holdout"],
     }
 
 
@@ -339,10 +368,11 @@ class PreparedRun:
 
     Attributes:
         recipe: the recipe.
-        trainer: the `RsiSFTTrainer` / `RsiSimPOTrainer`, its data tokenised by TRL.
+        trainer: the `RsiSFTTrainer` / `RsiSimPOTrainer` / `RsiGRPOTrainer`.
         tokenizer: the model's tokenizer (eos `<|im_end|>`).
         model_path: the folder or Hub id the weights came from.
-        data_dir: the prepared data folder; `stats` its stats.
+        data_dir: the prepared data folder; `stats` its stats (RLVR: the prompts file and the
+            evidence's data section).
         resume_from: the checkpoint a `train()` call would continue from, if any.
         keep_fp32: name patterns of tensors kept FP32 in the saved weights.
     """
@@ -377,16 +407,24 @@ def build_trainer(
     from transformers import AutoModelForCausalLM
     from transformers.trainer_utils import get_last_checkpoint
 
-    from rsi_hub.train.trainers import RsiSFTTrainer, RsiSimPOTrainer
+    from rsi_hub.train.trainers import RsiGRPOTrainer, RsiSFTTrainer, RsiSimPOTrainer
 
     state = PartialState()
     with state.main_process_first():
         model_path = resolve_model(recipe)
         tokenizer = load_tokenizer(model_path, recipe.model_revision)
-        data_dir, stats = ensure_data(recipe, tokenizer, holdout_matcher)
-        sft = recipe.trainer == "sft"
-        columns = ["input_ids", "assistant_masks"] if sft else ["prompt", "chosen", "rejected"]
-        dataset = load_prepared(data_dir).select_columns(columns)
+        if isinstance(recipe, RlvrRecipe):
+            from datasets import Dataset
+
+            from rsi_hub.train.rlvr import prepare_prompts
+
+            data_dir, rows, stats = prepare_prompts(recipe)
+            dataset = Dataset.from_list(rows)
+        else:
+            data_dir, stats = ensure_data(recipe, tokenizer, holdout_matcher)
+            sft = recipe.trainer == "sft"
+            columns = ["input_ids", "assistant_masks"] if sft else ["prompt", "chosen", "rejected"]
+            dataset = load_prepared(data_dir).select_columns(columns)
         if isinstance(recipe, SFTRecipe) and recipe.packing:
             # Packed once on the main process; the other ranks reuse the cached result.
             seed = recipe.seed if recipe.shuffle_dataset else None
@@ -401,8 +439,15 @@ def build_trainer(
         dtype=torch.float32,
         attn_implementation=recipe.attn_implementation,
     )
-    model.config.use_cache = False
-    trainer_cls = RsiSFTTrainer if recipe.trainer == "sft" else RsiSimPOTrainer
+    extra: dict[str, Any] = {}
+    if isinstance(recipe, RlvrRecipe):
+        from rsi_hub.train.rlvr import checker_reward
+
+        trainer_cls: Any = RsiGRPOTrainer
+        extra["reward_funcs"] = [checker_reward(recipe)]
+    else:  # (RLVR keeps the KV cache: its rollouts generate)
+        model.config.use_cache = False
+        trainer_cls = RsiSFTTrainer if recipe.trainer == "sft" else RsiSimPOTrainer
     trainer = trainer_cls(
         model=model,
         args=trl_config(recipe),
@@ -410,6 +455,7 @@ def build_trainer(
         processing_class=tokenizer,
         callbacks=callbacks,
         optimizer_state_dtype=DTYPE_BY_NAME[recipe.optimizer_state_dtype],
+        **extra,
     )
     checkpoints = recipe.run_dir / CHECKPOINTS_DIR
     last = get_last_checkpoint(str(checkpoints)) if checkpoints.is_dir() else None
@@ -427,7 +473,7 @@ def train(
     """Run a recipe to completion: prepare data, train (resuming if possible), save the run.
 
     Args:
-        recipe: a loaded recipe (`load_recipe`); its trainer picks SFT or SimPO.
+        recipe: a loaded recipe (`load_recipe`); its trainer picks SFT, SimPO or RLVR (GRPO).
         callbacks: extra `transformers.TrainerCallback`s.
         holdout_matcher: the holdout index for prep (default: `rsi_hub.suites.HoldoutIndex`).
 
@@ -489,6 +535,12 @@ def train(
             loss={"first": losses[0] if losses else None, "last": losses[-1] if losses else None},
         )
         evidence["attempts"][-1]["end_time"] = evidence["end_time"]
+        if isinstance(recipe, RlvrRecipe):
+            from rsi_hub.train.rlvr import folder_weights_sha256, reward_log
+
+            evidence.update(
+                weights_sha256=folder_weights_sha256(run_dir), rewards=reward_log(history)
+            )
         if evidence.get("slurm"):
             # The job is still running here; `rsi-hub train finalize` records its final state.
             evidence["slurm"]["state_at_end_of_training"] = slurm_job_state(

@@ -1,7 +1,7 @@
 """TRL trainers with the card's precision, conversion-aware resume, and the SimPO tokenisation fix.
 
-`RsiSFTTrainer` is TRL's `SFTTrainer` and `RsiSimPOTrainer` is `trl.experimental.cpo.CPOTrainer`;
-both create a `BF16MomentAdamW` over two parameter groups (weight decay / none for `A_log`, `D`,
+`RsiSFTTrainer` is TRL's `SFTTrainer`, `RsiSimPOTrainer` is `trl.experimental.cpo.CPOTrainer`
+and `RsiGRPOTrainer` is TRL's `GRPOTrainer` (RLVR); each creates a `BF16MomentAdamW` over two parameter groups (weight decay / none for `A_log`, `D`,
 norms and biases). The optimizer is created by the trainer, after accelerate has prepared the
 model, so FSDP2 sharding works (passing a ready optimizer through `optimizers=` is refused with
 FSDP).
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from trl import SFTTrainer
+from trl import GRPOTrainer, SFTTrainer
 
 # CPOTrainer lives in trl.experimental in TRL 1.16 (DESIGN.md); it is used knowingly.
 os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
@@ -107,3 +107,8 @@ class RsiSimPOTrainer(_RsiTrainerMixin, CPOTrainer):
                     if key.startswith(prefix) and isinstance(batch[key], list) and batch[key]:
                         batch[key] = batch[key][1:]
         return batch
+
+
+class RsiGRPOTrainer(_RsiTrainerMixin, GRPOTrainer):
+    """TRL `GRPOTrainer` (RLVR, `reward_funcs=[CheckerReward(...)]`) with the card's precision
+    and the conversion-aware resume of the other trainers."""

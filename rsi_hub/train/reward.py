@@ -10,11 +10,13 @@ rewards). An empty reply scores 0.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from rsi_hub.synth.extract import extract_final
-from rsi_hub.synth.filter import Judge, default_judge
+
+# check(response, constraints) -> verdict with .passed and .results[i].passed
+Judge = Callable[[str, Sequence[Mapping[str, Any]]], Any]
 
 
 def completion_text(completion: Any) -> str:
@@ -46,9 +48,11 @@ class CheckerReward:
 
     @property
     def judge(self) -> Judge:
-        """The checker (imported on first use)."""
+        """The checker, `rsi_hub.checker.check` (imported on first use)."""
         if self._judge is None:
-            self._judge = default_judge()
+            from rsi_hub.checker import check
+
+            self._judge = check
         return self._judge
 
     def score(self, text: str, checks: Sequence[dict[str, Any]]) -> float:
