@@ -34,7 +34,7 @@ def test_registry_has_every_card_source() -> None:
     assert SOURCES["dpo_ufb"].split == "train_prefs" and SOURCES["dpo_ufb"].kind == "pref"
     assert SOURCES["magpie"].hf_id.startswith("Magpie-Align/")
     assert SOURCES["openthoughts"].hf_id.startswith("open-thoughts/")
-    for name in ("iflensyn", "phr1", "phrw"):
+    for name in ("iflensyn", "rft", "phr1", "phrw"):
         assert SOURCES[name].hf_id is None and SOURCES[name].local_default.endswith(".jsonl")
 
 

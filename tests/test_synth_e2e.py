@@ -93,3 +93,29 @@ def test_kept_rows_feed_prep(tiny_run: Path, tmp_path: Path) -> None:
     assert result.samples == len(PASSING)
     assert "iflensyn" in json.dumps(result.stats)
     assert '"dropped_holdout": 0' in json.dumps(result.stats)
+
+
+def test_rft_output_preps_with_the_rft_source(tiny_run: Path, tmp_path: Path, monkeypatch) -> None:
+    """`rsi-hub synth rft --out data_src/rft` is the `rft` source's default: prep reads it as is."""
+    prep = pytest.importorskip("rsi_hub.data.prep")
+    from rsi_hub.data.sources import SOURCES
+    from rsi_hub.synth import SynthSpec, run_synthesis
+    from tests.synth_standins import StandInBackend
+
+    outputs = {
+        ("p1", 0): ("deep ocean blue", False),
+        ("p1", 1): ("deep blue", False),  # fails word_eq
+        ("p2", 0): ("Calm grey water", False),
+        ("p2", 1): ("Hazy", False),  # fails both checks
+        ("p3", 0): ("HELLO THERE", False),
+        ("p3", 1): ("Hello", False),  # fails is_upper
+    }
+    monkeypatch.chdir(tmp_path)
+    out = Path(SOURCES["rft"].local_default).parent  # data_src/rft
+    spec = SynthSpec("rft", "standin", "0" * 64, "standin", SamplingSettings(), 2)
+    run_synthesis(PROMPTS, StandInBackend(outputs), out, spec, audit=clean_audit)
+    assert (out / "data.jsonl").is_file() and (out / "ledger.jsonl").is_file()
+    result = prep.prepare("rft:all", tmp_path / "prepared", tokenizer=tiny_run)
+    assert result.samples == 3
+    stats = json.dumps(result.stats)
+    assert '"rft"' in stats and '"dropped_holdout": 0' in stats and '"dropped_unusable": 0' in stats

@@ -81,6 +81,8 @@ SOURCES: dict[str, Source] = {
         Source("openthoughts", "sft", "OpenThoughts (early probe only)", "open-thoughts/OpenThoughts-114k"),
         Source("iflensyn", "sft", "verifier-filtered synthetic IF data (rsi-hub synth lensyn)",
                local_default="data/iflensyn.jsonl"),
+        Source("rft", "sft", "verifier-filtered whole served replies (rsi-hub synth rft)",
+               local_default="data_src/rft/data.jsonl"),
         Source("phr1", "sft", "new phrasings of count requests, set 1", local_default="data/phr1.jsonl"),
         Source("phrw", "sft", "new phrasings of word-count requests", local_default="data/phrw.jsonl"),
         Source("dpo_ufb", "pref", "UltraFeedback binarized preference pairs",
