@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-RLVR_DETAILS = (
-    " TRL GRPOTrainer on generation-pool prompts, rollouts drawn as served (k0), rewarded by the "
-    "checker: reward_pass_weight x (every check passed) + reward_fraction_weight x (fraction of "
-    "checks passed). The run directory's training_evidence.json holds the reward curve, the "
-    "prompt set sha256 and the hyper-parameters."
-)
+# `train rlvr --help`: rollouts on generation-pool prompts as served (k0); the reward is
+# reward_pass_weight x (all checks passed) + reward_fraction_weight x (fraction passed).
+RLVR_DETAILS = " Reward: reward_pass_weight x all passed + reward_fraction_weight x share passed."
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -20,11 +17,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "GRPOTrainer with the checker as reward (rlvr)"
         ),
         description=(
-            "Run a training recipe (card sections 2-3) into its run directory runs/NAME: prepare "
-            "its data mix, train with FP32 master weights and BF16 Adam moments, write the final "
-            "weights, tokenizer, serving files and training_evidence.json. Relaunching the same "
-            "command resumes from the last checkpoint. A multi-GPU recipe started without a "
-            "launcher re-executes itself under `accelerate launch` with the recipe's config."
+            "Run a training recipe (card sections 2-3, 6) into its run directory runs/NAME: "
+            "prepare its data mix (RLVR: select its prompts), train with FP32 master weights and "
+            "BF16 Adam moments, write the final weights, tokenizer, serving files and "
+            "training_evidence.json. Relaunching the same command resumes from the last "
+            "checkpoint. A multi-GPU recipe started without a launcher re-executes itself "
+            "under `accelerate launch` with the recipe's config."
         ),
     )
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -36,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         sub = actions.add_parser(
             trainer,
             help=help_text,
-            description=f"{help_text}.{details} Trailing key=value arguments override recipe fields.",
+            description=f"{help_text}.{details} Trailing key=value arguments override fields.",
             epilog="Example: rsi-hub train sft --recipe LA2b200s sources.iflensyn=data/iflensyn.jsonl --dry-run",
         )
         sub.add_argument(

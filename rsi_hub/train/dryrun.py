@@ -109,7 +109,8 @@ def describe(recipe: TrainRecipe, argv: list[str] | None = None) -> dict[str, An
                "simpo": "rsi_hub.train.trainers.RsiSimPOTrainer (trl.experimental.cpo.CPOTrainer)",
                "rlvr": "rsi_hub.train.trainers.RsiGRPOTrainer (trl.GRPOTrainer)"}  # fmt: skip
     if recipe.data_kind is None:
-        data = f"{run_dir / 'rlvr_prompts.jsonl'} (selected from prompts={getattr(recipe, 'prompts', '')} at launch)"
+        prompts = getattr(recipe, "prompts", "")
+        data = f"{run_dir / 'rlvr_prompts.jsonl'} (selected from prompts={prompts} at launch)"
     else:
         data = (
             recipe.dataset

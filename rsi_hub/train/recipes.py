@@ -1,8 +1,8 @@
 """Training recipes: one documented dataclass per trainer, YAML files, `key=value` overrides.
 
 A recipe is a YAML file in `rsi_hub/train/recipes/` named after the card's arm (`b1`,
-`LA2b200s`, `simpoN`, `rlvr`) or a test recipe (`smoke`, `smoke_simpo`, `rlvr-smoke`). `--recipe` takes such a name or
-the path of any YAML file. Trailing `key=value` arguments override fields, converted to the
+`LA2b200s`, `simpoN`, `rlvr`) or a test recipe (`smoke`, `smoke_simpo`, `rlvr-smoke`).
+`--recipe` takes such a name or the path of any YAML file. Trailing `key=value` arguments override fields, converted to the
 field's type (`learning_rate=4e-7`, `packing=false`, `sources.iflensyn=/data/iflensyn.jsonl`);
 an unknown key is an error that names the valid keys.
 """
@@ -252,7 +252,7 @@ class SimPORecipe(TrainRecipe):
 
 @dataclass
 class RlvrRecipe(TrainRecipe):
-    """RLVR (card section 6): TRL's `GRPOTrainer` on generation-pool prompts, rewarded by the checker.
+    """RLVR (card section 6): TRL's `GRPOTrainer` on generation-pool prompts, checker reward.
 
     Rollouts are drawn as served (k0 + user prompt); the reward of a completion is
     `reward_pass_weight` x (every check passed) + `reward_fraction_weight` x (fraction of checks

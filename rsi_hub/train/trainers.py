@@ -1,8 +1,8 @@
 """TRL trainers with the card's precision, conversion-aware resume, and the SimPO tokenisation fix.
 
 `RsiSFTTrainer` is TRL's `SFTTrainer`, `RsiSimPOTrainer` is `trl.experimental.cpo.CPOTrainer`
-and `RsiGRPOTrainer` is TRL's `GRPOTrainer` (RLVR); each creates a `BF16MomentAdamW` over two parameter groups (weight decay / none for `A_log`, `D`,
-norms and biases). The optimizer is created by the trainer, after accelerate has prepared the
+and `RsiGRPOTrainer` is TRL's `GRPOTrainer` (RLVR); each creates a `BF16MomentAdamW` over two
+parameter groups (weight decay / none for `A_log`, `D`, norms and biases). The optimizer is created by the trainer, after accelerate has prepared the
 model, so FSDP2 sharding works (passing a ready optimizer through `optimizers=` is refused with
 FSDP).
 
