@@ -2,9 +2,9 @@
 
 A recipe is a YAML file in `rsi_hub/train/recipes/` named after the card's arm (`b1`,
 `LA2b200s`, `simpoN`, `rlvr`) or a test recipe (`smoke`, `smoke_simpo`, `rlvr-smoke`).
-`--recipe` takes such a name or the path of any YAML file. Trailing `key=value` arguments override fields, converted to the
-field's type (`learning_rate=4e-7`, `packing=false`, `sources.iflensyn=/data/iflensyn.jsonl`);
-an unknown key is an error that names the valid keys.
+`--recipe` takes such a name or the path of any YAML file. Trailing `key=value` arguments
+override fields, converted to the field's type (`learning_rate=4e-7`, `packing=false`,
+`sources.iflensyn=/data/iflensyn.jsonl`); an unknown key is an error that names the valid keys.
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 
 `RsiSFTTrainer` is TRL's `SFTTrainer`, `RsiSimPOTrainer` is `trl.experimental.cpo.CPOTrainer`
 and `RsiGRPOTrainer` is TRL's `GRPOTrainer` (RLVR); each creates a `BF16MomentAdamW` over two
-parameter groups (weight decay / none for `A_log`, `D`, norms and biases). The optimizer is created by the trainer, after accelerate has prepared the
-model, so FSDP2 sharding works (passing a ready optimizer through `optimizers=` is refused with
-FSDP).
+parameter groups (weight decay / none for `A_log`, `D`, norms and biases). The optimizer is
+created by the trainer, after accelerate has prepared the model, so FSDP2 sharding works
+(passing a ready optimizer through `optimizers=` is refused with FSDP).
 
 Resume: transformers saves `nemotron_h` checkpoints in the original key layout (`backbone.*`,
 one tensor per expert) but `Trainer._load_from_checkpoint` loads them back with a plain
