@@ -22,7 +22,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         epilog=(
             "Sources: tulu3 ultrachat smoltalk magpie numina openthoughts (Hub), iflensyn phr1 "
             "phrw (local synthetic sets), dpo_ufb (preferences), demo demo_pref (shipped). "
-            "Example: rsi-hub prep --mix iflensyn:33000 --source iflensyn=data/iflensyn.jsonl "
+            "Example: rsi-hub prep --mix iflensyn:33000 --source iflensyn=data_src/iflensyn/data.jsonl "
             "--tokenizer runs/b1 --out runs/data/iflensyn33k"
         ),
     )

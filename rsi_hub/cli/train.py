@@ -35,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             trainer,
             help=help_text,
             description=f"{help_text}.{details} Trailing key=value arguments override fields.",
-            epilog="Example: rsi-hub train sft --recipe LA2b200s sources.iflensyn=data/iflensyn.jsonl --dry-run",
+            epilog="Example: rsi-hub train sft --recipe LA2b200s sources.iflensyn=data_src/iflensyn/data.jsonl --dry-run",
         )
         sub.add_argument(
             "--recipe", required=True, metavar="NAME", help="shipped recipe name or YAML file"

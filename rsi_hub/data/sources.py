@@ -80,7 +80,7 @@ SOURCES: dict[str, Source] = {
         Source("numina", "sft", "NuminaMath CoT", "AI-MO/NuminaMath-CoT"),
         Source("openthoughts", "sft", "OpenThoughts (early probe only)", "open-thoughts/OpenThoughts-114k"),
         Source("iflensyn", "sft", "verifier-filtered synthetic IF data (rsi-hub synth lensyn)",
-               local_default="data/iflensyn.jsonl"),
+               local_default="data_src/iflensyn/data.jsonl"),
         Source("rft", "sft", "verifier-filtered whole served replies (rsi-hub synth rft)",
                local_default="data_src/rft/data.jsonl"),
         Source("phr1", "sft", "new phrasings of count requests, set 1", local_default="data/phr1.jsonl"),
