@@ -171,13 +171,13 @@ def test_search_evaluates_each_candidate_once_and_prints_the_table(tmp_path: Pat
     import torch
     from safetensors.torch import save_file
 
-    from rsi_hub.experiments import evalio
     from rsi_hub.experiments.prompts import result_folder, run_prompt_search
+    from rsi_hub.hashing import weights_sha256
 
     run = tmp_path / "run"
     run.mkdir()
     save_file({"w": torch.zeros(3)}, run / "model.safetensors")
-    weights = evalio.weights_sha256(run)
+    weights = weights_sha256(run)
     inc = {str(k): v for k, v in _incumbent(120, 80, seed=3).items()}
     planned = {"k0": inc, "k0h": _candidate(inc, 25, 2, seed=4), "none": _candidate(inc, 3, 4, 5)}
     calls: list[str] = []
@@ -215,13 +215,13 @@ def test_cli_prints_the_table_from_existing_results(
     from safetensors.torch import save_file
 
     from rsi_hub.cli import main
-    from rsi_hub.experiments import evalio
     from rsi_hub.experiments.prompts import result_folder
+    from rsi_hub.hashing import weights_sha256
 
     run = tmp_path / "run"
     run.mkdir()
     save_file({"w": torch.ones(3)}, run / "model.safetensors")
-    weights = evalio.weights_sha256(run)
+    weights = weights_sha256(run)
     folder = tmp_path / "candidates"
     folder.mkdir()
     inc = _incumbent(100, 70, seed=6)

@@ -18,10 +18,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from rsi_hub import __version__
+from rsi_hub import __version__, hashing
 from rsi_hub.chat import MAX_INPUT_TOKENS, MAX_NEW_TOKENS, render, validate_model_folder
 from rsi_hub.errors import RsiHubError
-from rsi_hub.evaluate import harness, hub, provenance, store
+from rsi_hub.evaluate import harness, hub, store
 from rsi_hub.evaluate.protocol import PREF_DATASET, Suite, resolve_suites, served_generation
 
 Backend = Literal["hf", "vllm"]
@@ -168,7 +168,7 @@ def _data_source(suite: Suite, folder: str | Path | None, pref_data: str | None)
         path = Path(pref_data)
         return {
             "source": pref_data,
-            **({"sha256": provenance.file_sha256(path)} if path.is_file() else {}),
+            **({"sha256": hashing.sha256_file(path)} if path.is_file() else {}),
         }
     loaded = harness.load_suite_file(suite.name, folder)
     return {"source": str(loaded.path), "sha256": loaded.sha256}
@@ -292,8 +292,8 @@ def evaluate_run(
     checker_version = _checker_version()
 
     say(f"hashing the weights of {run}")
-    weight_files = provenance.weights_files_sha256(run)
-    weights = provenance.manifest_sha256(weight_files)
+    weight_files = hashing.weights_files_sha256(run)
+    weights = hashing.manifest_sha256(weight_files)
 
     if backend == "hf":
         model_args = hf_model_args(

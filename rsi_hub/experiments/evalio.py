@@ -1,10 +1,10 @@
 """The one place `rsi_hub.experiments` touches `rsi_hub.evaluate`.
 
-Experiments never re-implement evaluation, the weights hash, the results layout, the document
-pairing, the paired tests, the acceptance guards or the failure analysis: they call the evaluate
-package's own functions through the thin wrappers below, so that a change of format or statistic
-there reaches every table here. Imports are lazy so that soups and sweeps work in a checkout
-without the eval extra.
+Experiments never re-implement evaluation, the results layout, the document pairing, the
+paired tests, the acceptance guards or the failure analysis: they call the evaluate package's own
+functions through the thin wrappers below, so that a change of format or statistic there reaches
+every table here. Imports are lazy so that soups and sweeps work in a checkout without the eval
+extra. The weights hash is not evaluate's: it is `rsi_hub.hashing.weights_sha256`, used directly.
 """
 
 from __future__ import annotations
@@ -34,11 +34,6 @@ def _import(module: str) -> Any:
             f"this needs rsi_hub.evaluate.{module}, which cannot be imported here ({err}): "
             'install the eval extra, `pip install -e ".[eval]"`.'
         ) from err
-
-
-def weights_sha256(folder: str | Path) -> str:
-    """The sha256 that binds evaluation results to a set of weights (evaluate's definition)."""
-    return _import("provenance").weights_sha256(folder)
 
 
 def aligned_keys(a: Mapping[str, bool], b: Mapping[str, bool]) -> list[str]:

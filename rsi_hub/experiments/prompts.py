@@ -22,6 +22,7 @@ from rsi_hub.errors import RsiHubError
 from rsi_hub.experiments import evalio
 from rsi_hub.experiments.stats import holm
 from rsi_hub.experiments.tables import format_p, render_table
+from rsi_hub.hashing import weights_sha256
 
 DEFAULT_ALPHA = 0.05
 
@@ -245,7 +246,7 @@ def run_prompt_search(
     run = Path(run)
     candidates = with_incumbent(candidates, incumbent)
     evaluate = evaluator or evalio.evaluate_with_system_prompt
-    weights = evalio.weights_sha256(run)
+    weights = weights_sha256(run)
     outcomes: dict[str, evalio.Outcomes] = {}
     for candidate in candidates:
         folder = result_folder(suite, candidate)
