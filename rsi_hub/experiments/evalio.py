@@ -159,29 +159,21 @@ def failure_counts(run: str | Path, suite: str = "if818") -> dict[str, tuple[int
     return {t: (c.carrying, c.failing) for t, c in report.analysis.by_type.items()}
 
 
-def evaluate_with_system_prompt(run: Path, suite: str, candidate: Any, folder_name: str) -> None:
+def evaluate_with_system_prompt(
+    run: Path, suite: str, candidate: Any, folder_name: str, **options: Any
+) -> None:
     """Evaluate `run` on `suite` with `candidate.text` as the system message (empty: none).
 
     Results go to `RUN/eval/<folder_name>/`, beside the served `RUN/eval/<suite>/`, through
     evaluate's own runner, so a candidate is scored exactly like the served prompt except for
-    the system message.
-
-    Raises:
-        EvaluateUnavailableError: evaluate's runner cannot set a candidate system prompt.
+    the system message (meta.json says `served_configuration: false`). `options` are further
+    `evaluate_run` arguments (`limit`, `backend`, `batch_size`, `progress`, ...).
     """
-    runner = _import("runner")
-    try:
-        runner.evaluate_run(
-            run,
-            suite,
-            system_prompt=candidate.text,
-            system_prompt_id=candidate.id,
-            folder_name=folder_name,
-        )
-    except TypeError as err:
-        if "unexpected keyword" not in str(err):
-            raise
-        raise EvaluateUnavailableError(
-            "rsi_hub.evaluate.runner.evaluate_run cannot take a candidate system prompt yet "
-            f"(needs system_prompt=, system_prompt_id=, folder_name=): {err}"
-        ) from err
+    _import("runner").evaluate_run(
+        run,
+        suite,
+        system_prompt=candidate.text,
+        system_prompt_id=candidate.id,
+        folder_name=folder_name,
+        **options,
+    )
