@@ -79,14 +79,14 @@ def make_run(
 ) -> Path:
     """A run directory with a one-tensor checkpoint and `eval/` results for the given suites."""
     from rsi_hub.evaluate import store
-    from rsi_hub.experiments import evalio
+    from rsi_hub.hashing import weights_sha256
 
     run = root / name
     run.mkdir(parents=True)
     (run / "config.json").write_text("{}")
     save_file({"w": torch.full((4,), float(seed))}, run / "model.safetensors")
     (run / "training_evidence.json").write_text(json.dumps(evidence or {"kind": "test run"}))
-    weights = evalio.weights_sha256(run)
+    weights = weights_sha256(run)
     for suite, outcomes in (("if818", if818), ("if263", if263)):
         if outcomes is not None:
             results = {"results": {suite: {"pass_count,none": sum(outcomes)}}}

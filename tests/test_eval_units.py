@@ -1,11 +1,8 @@
-"""Pieces of the evaluation that need no model: facts, metrics, model args, provenance, layout."""
+"""Pieces of the evaluation that need no model: facts, metrics, model args, layout."""
 
 from __future__ import annotations
 
-import hashlib
 import math
-import shutil
-import subprocess
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -13,7 +10,7 @@ import pytest
 
 from rsi_hub.chat import render
 from rsi_hub.errors import RsiHubError
-from rsi_hub.evaluate import genfacts, harness, provenance, store
+from rsi_hub.evaluate import genfacts, harness, store
 from rsi_hub.evaluate.models import facts_from_vllm_completion
 from rsi_hub.evaluate.protocol import SUITES, resolve_suites
 from rsi_hub.evaluate.runner import check_rendered_prompts, hf_model_args, vllm_model_args
@@ -67,30 +64,6 @@ def test_hf_model_args_leave_room_for_served_prompts(tmp_path: Path) -> None:
     args = hf_model_args(tmp_path, batch_size=None, device="cpu", max_gen_toks=2048)
     assert args["max_length"] == 8192 + 2048
     assert args["batch_size"] == 8 and args["enable_thinking"] is False
-
-
-def test_weights_sha256_is_sha256sum_of_the_shards(tmp_path: Path) -> None:
-    (tmp_path / "model-00002-of-00002.safetensors").write_bytes(b"second")
-    (tmp_path / "model-00001-of-00002.safetensors").write_bytes(b"first")
-    (tmp_path / "config.json").write_text("{}")  # not part of the digest
-    files = provenance.weights_files_sha256(tmp_path)
-    assert list(files) == sorted(files)
-    assert files["model-00001-of-00002.safetensors"] == hashlib.sha256(b"first").hexdigest()
-    manifest = "".join(f"{sha}  {name}\n" for name, sha in sorted(files.items()))
-    expected = hashlib.sha256(manifest.encode()).hexdigest()
-    assert provenance.weights_sha256(tmp_path) == expected
-    if shutil.which("sha256sum"):
-        shell = subprocess.run(
-            "LC_ALL=C sha256sum model*.safetensors | sha256sum",
-            shell=True,
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        assert shell.stdout.split()[0] == expected
-    with pytest.raises(RsiHubError, match="no model"):
-        provenance.weights_sha256(tmp_path / "config.json")
 
 
 def test_if_metrics_count_a_type_once_per_prompt() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import math
 import random
 from pathlib import Path
@@ -171,13 +172,13 @@ def test_search_evaluates_each_candidate_once_and_prints_the_table(tmp_path: Pat
     import torch
     from safetensors.torch import save_file
 
-    from rsi_hub.experiments import evalio
     from rsi_hub.experiments.prompts import result_folder, run_prompt_search
+    from rsi_hub.hashing import weights_sha256
 
     run = tmp_path / "run"
     run.mkdir()
     save_file({"w": torch.zeros(3)}, run / "model.safetensors")
-    weights = evalio.weights_sha256(run)
+    weights = weights_sha256(run)
     inc = {str(k): v for k, v in _incumbent(120, 80, seed=3).items()}
     planned = {"k0": inc, "k0h": _candidate(inc, 25, 2, seed=4), "none": _candidate(inc, 3, 4, 5)}
     calls: list[str] = []
@@ -215,13 +216,13 @@ def test_cli_prints_the_table_from_existing_results(
     from safetensors.torch import save_file
 
     from rsi_hub.cli import main
-    from rsi_hub.experiments import evalio
     from rsi_hub.experiments.prompts import result_folder
+    from rsi_hub.hashing import weights_sha256
 
     run = tmp_path / "run"
     run.mkdir()
     save_file({"w": torch.ones(3)}, run / "model.safetensors")
-    weights = evalio.weights_sha256(run)
+    weights = weights_sha256(run)
     folder = tmp_path / "candidates"
     folder.mkdir()
     inc = _incumbent(100, 70, seed=6)
@@ -235,3 +236,81 @@ def test_cli_prints_the_table_from_existing_results(
     assert lines[2].startswith("| 1 | k0 (the served prompt) | 70/100 | — |")
     assert lines[3].startswith("| 2 | k0m (brevity reworded) | 51/100 | -19 | 20/1 |")
     assert lines[3].endswith("| significantly worse |")
+
+
+@pytest.mark.slow
+def test_prompt_search_end_to_end_on_the_tiny_checkpoint(
+    tiny_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two candidate files and k0 scored by the real runner (`--limit 2`), then the table."""
+    pytest.importorskip("lm_eval")
+    import json
+    import shutil
+
+    import torch
+
+    from rsi_hub.cli import main
+    from rsi_hub.experiments import evalio
+    from rsi_hub.hashing import weights_sha256
+    from rsi_hub.release.eval_results import read_eval_results
+
+    run = tmp_path / "run"
+    shutil.copytree(tiny_run, run)
+    folder = tmp_path / "candidates"
+    folder.mkdir()
+    (folder / "brief.txt").write_text("# intent: short answers\nAnswer briefly.\n")
+    (folder / "none.txt").write_text("# intent: no system message\n")
+    argv = ["prompt-search", str(run), "--candidates", str(folder), "--limit", "2"]
+    # One thread: on shared, busy cores torch's thread pool spins and runs several times slower.
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        assert main([*argv, "--batch-size", "2"]) == 0
+    finally:
+        torch.set_num_threads(threads)
+    table = capsys.readouterr().out
+    assert "k0 (the served prompt)" in table and "incumbent" in table
+    assert "brief (short answers)" in table and "none (no system message)" in table
+    assert all("/2 " in line for line in table.splitlines()[2:])
+
+    expected = {"k0": load_system_prompt(), "brief": "Answer briefly.", "none": None}
+    for cid, text in expected.items():
+        meta = json.loads((run / "eval" / f"if818.prompt-{cid}" / "meta.json").read_text())
+        assert (meta["suite"], meta["system_prompt_id"], meta["limit"]) == ("if818", cid, 2)
+        assert meta["served_configuration"] is False
+        digest = hashlib.sha256(text.encode()).hexdigest() if text else None
+        assert meta["system_prompt_sha256"] == digest
+        rows = (run / "eval" / f"if818.prompt-{cid}" / "samples_if818.jsonl").read_text()
+        context = json.loads(rows.splitlines()[0])["arguments"][0][0]
+        assert context.startswith(
+            f"<|im_start|>system\n{text}<|im_end|>" if text else "<|im_start|>user"
+        )
+    # Never the served configuration: no guard and no release card takes these results.
+    assert not (run / "eval" / "if818").exists()
+    assert all(g.status == "missing" for g in evalio.guards(run))
+    assert read_eval_results(run, weights_sha256(run)) == {}
+    # A second search finds every result (same weights, prompt and limit) and evaluates nothing.
+    assert main(argv) == 0
+    assert capsys.readouterr().out == table
+
+
+def test_candidate_prompt_arguments_are_checked(tiny_run: Path) -> None:
+    pytest.importorskip("lm_eval")
+    from rsi_hub.evaluate import evaluate_run
+
+    def fails(match: str, suite: str = "if818", **kwargs: object) -> list[str]:
+        lines: list[str] = []
+        with pytest.raises(RsiHubError, match=match):
+            evaluate_run(tiny_run, suite, progress=lines.append, **kwargs)  # type: ignore[arg-type]
+        return lines
+
+    fails("both its text and its id", system_prompt="x")
+    fails("letters, digits", system_prompt="x", system_prompt_id="../k0")
+    fails("candidate system prompts only", folder_name="if818.mine")
+    fails("must not replace", system_prompt="x", system_prompt_id="x", folder_name="if818")
+    fails("one suite", "if818,ev4", system_prompt="x", system_prompt_id="x", folder_name="a")
+    # IF263 keeps its no-system protocol under `all`; named, it takes the candidate.
+    bad = {"system_prompt": "x", "system_prompt_id": "x", "suite_data": tiny_run / "absent"}
+    assert any(line.startswith("if263: left out") for line in fails("no such folder", "all", **bad))
+    assert not fails("no such folder", "if818,if263", **bad)
+    assert not (tiny_run / "eval").exists()

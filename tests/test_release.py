@@ -13,7 +13,7 @@ import pytest
 
 from rsi_hub.cli import main
 from rsi_hub.errors import ReleaseError, ServingContractError
-from rsi_hub.evaluate.provenance import weights_sha256
+from rsi_hub.hashing import weights_sha256
 from rsi_hub.release import load_facts, read_manifest, release_problems, stage_release
 from rsi_hub.release.evidence import evidence_problems
 from rsi_hub.release.manifest import MANIFEST_FILE

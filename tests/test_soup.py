@@ -12,9 +12,9 @@ from safetensors.torch import load_file, save_file
 
 from rsi_hub.cli import main
 from rsi_hub.errors import OutputDirNotEmptyError, RsiHubError
-from rsi_hub.experiments import evalio
 from rsi_hub.experiments.shards import INDEX_FILE, parse_size, read_layout
 from rsi_hub.experiments.soup import SoupMismatchError, normalise_weights, soup
+from rsi_hub.hashing import weights_sha256
 
 
 @pytest.fixture(scope="module")
@@ -37,10 +37,10 @@ def _weights(folder: Path) -> dict[str, torch.Tensor]:
 def test_uniform_soup_is_the_exact_elementwise_average(
     tiny_run: Path, second_run: Path, tmp_path: Path
 ) -> None:
-    before = [evalio.weights_sha256(r) for r in (tiny_run, second_run)]
+    before = [weights_sha256(r) for r in (tiny_run, second_run)]
     report = soup([tiny_run, second_run], tmp_path / "soup", max_shard_size="200KB")
     # The ingredients are read through memory maps and never written.
-    assert [evalio.weights_sha256(r) for r in (tiny_run, second_run)] == before
+    assert [weights_sha256(r) for r in (tiny_run, second_run)] == before
     a, b, s = _weights(tiny_run), _weights(second_run), _weights(tmp_path / "soup")
     assert sorted(s) == sorted(a)
     for name in a:
@@ -72,8 +72,8 @@ def test_soup_is_a_loadable_run_directory_with_evidence(
         (second_run.name, 0.75),
     ]
     for entry, run in zip(evidence["ingredients"], (tiny_run, second_run), strict=True):
-        assert entry["weights_sha256"] == evalio.weights_sha256(run)
-    assert evidence["weights_sha256"] == evalio.weights_sha256(out)
+        assert entry["weights_sha256"] == weights_sha256(run)
+    assert evidence["weights_sha256"] == weights_sha256(out)
     a, b, s = _weights(tiny_run), _weights(second_run), _weights(out)
     for name in a:
         torch.testing.assert_close(s[name], 0.25 * a[name] + 0.75 * b[name])

@@ -14,8 +14,10 @@ from rsi_hub.errors import SuiteFileError
 from rsi_hub.suites import data_dir, load_suite, reference_response, suite_files, suite_stats
 from rsi_hub.suites.ev4_data import CATEGORIES
 from rsi_hub.suites.files import MANIFEST, PROMPT_SUITES, parse_rows
+from rsi_hub.suites.mixes import IF818_COUNTS
 
-# Card §5, "prompts carrying it".
+# Card §5, "prompts carrying it": the one literal copy of the card's numbers in the tests (the
+# card is the independent source; the generator's table and the CLI test are held to it).
 CARD_COUNTS = {
     "word_eq": 86,
     "word_times": 142,
@@ -50,6 +52,7 @@ def test_if818_carrying_counts_equal_card_section_5() -> None:
     structural_prompts = [r for r in suite if {c["type"] for c in r["checks"]} & set(STRUCTURAL)]
     assert len(structural_prompts) == 26
     assert all(carrying[t] >= 1 for t in STRUCTURAL)
+    assert IF818_COUNTS == CARD_COUNTS, "the generator's table is the card's"
 
 
 def test_suite_sizes_and_ids() -> None:

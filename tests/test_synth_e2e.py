@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from rsi_hub.hashing import weights_sha256
 from rsi_hub.synth import SamplingSettings, synthesize
-from rsi_hub.synth.provenance import weights_sha256
 from tests.synth_standins import PROMPTS, clean_audit, every_id
 
 pytest.importorskip("rsi_hub.checker")

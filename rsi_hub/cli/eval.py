@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -18,7 +19,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "results.json, one samples_<task>.jsonl per task and meta.json (weights sha256, "
             "checker version, system prompt id, generation settings). `--suite all` runs "
             "if818, if263, ev4, pref and mmlu, each in its own protocol, loading the model once. "
-            "MMLU and the default PREF pairs come from the Hub: offline they fail at once."
+            "MMLU and the default PREF pairs come from the Hub: offline they fail at once. "
+            "--system-prompt-file scores a candidate system prompt instead of k0 (what "
+            "`rsi-hub prompt-search` does): results go to RUN/eval/<suite>.prompt-<id>/ and are "
+            "never taken for the served configuration."
         ),
     )
     parser.add_argument("run", metavar="RUN", help="run directory to score")
@@ -63,6 +67,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "a Hub dataset id (default: HuggingFaceH4/ultrafeedback_binarized test_prefs)"
         ),
     )
+    parser.add_argument(
+        "--system-prompt-file",
+        default=None,
+        metavar="FILE",
+        help=(
+            "a candidate system prompt (the file's text, surrounding white space removed; an "
+            "empty file means no system message) used instead of k0. NOT the served "
+            "configuration: writes RUN/eval/<suite>.prompt-<ID>/, meta.json records the id and "
+            "sha256. IF263 (no system message by protocol) gets it only when named in --suite"
+        ),
+    )
+    parser.add_argument(
+        "--system-prompt-id",
+        default=None,
+        metavar="ID",
+        help="the candidate's id, in meta.json and the folder name (default: the file's stem)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -72,6 +93,15 @@ def run(args: argparse.Namespace) -> int:
 
     if args.limit is not None and args.limit < 1:
         raise RsiHubError("--limit must be at least 1")
+    system_prompt = system_prompt_id = None
+    if args.system_prompt_file is not None:
+        path = Path(args.system_prompt_file)
+        if not path.is_file():
+            raise RsiHubError(f"--system-prompt-file {path}: no such file")
+        system_prompt = path.read_text(encoding="utf-8").strip()
+        system_prompt_id = args.system_prompt_id or path.stem
+    elif args.system_prompt_id is not None:
+        raise RsiHubError("--system-prompt-id needs --system-prompt-file")
     outcomes = evaluate_run(
         args.run,
         args.suite,
@@ -82,6 +112,8 @@ def run(args: argparse.Namespace) -> int:
         tensor_parallel_size=args.tensor_parallel_size,
         data_parallel_size=args.data_parallel_size,
         pref_data=args.pref_data,
+        system_prompt=system_prompt,
+        system_prompt_id=system_prompt_id,
         progress=print,
     )
     for outcome in outcomes:

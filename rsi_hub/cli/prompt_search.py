@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -30,13 +31,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--alpha", type=float, default=0.05, help="family-wise error rate (default 0.05)"
     )
     parser.add_argument("--no-reuse", action="store_true", help="evaluate every candidate again")
+    parser.add_argument(
+        "--limit",
+        type=int,
+        default=None,
+        metavar="N",
+        help="score only the first N items (a smoke test; the table is then not the card's)",
+    )
+    parser.add_argument(
+        "--backend", choices=("hf", "vllm"), default="hf", help="as for rsi-hub eval (default hf)"
+    )
+    parser.add_argument(
+        "--batch-size", type=int, default=None, metavar="B", help="as for rsi-hub eval"
+    )
     parser.add_argument("--markdown", action="store_true", help="print a markdown table")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from rsi_hub.errors import RsiHubError
     from rsi_hub.experiments.prompts import format_prompt_table, load_candidates, run_prompt_search
 
+    if args.limit is not None and args.limit < 1:
+        raise RsiHubError("--limit must be at least 1")
     rows = run_prompt_search(
         args.run,
         load_candidates(args.candidates),
@@ -44,6 +61,10 @@ def run(args: argparse.Namespace) -> int:
         incumbent=args.incumbent,
         alpha=args.alpha,
         reuse=not args.no_reuse,
+        limit=args.limit,
+        backend=args.backend,
+        batch_size=args.batch_size,
+        progress=lambda line: print(line, file=sys.stderr),
     )
     print(format_prompt_table(rows, markdown=args.markdown), end="")
     return 0

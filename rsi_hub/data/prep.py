@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from rsi_hub import __version__
+from rsi_hub.batching import batched
 from rsi_hub.chat import IM_END_TOKEN, render
 from rsi_hub.data.convert import PreferenceRow, UnrecognisedRow
 from rsi_hub.data.holdout import HoldoutGuard, PromptMatcher, default_holdout_matcher
@@ -141,17 +142,6 @@ def _rows(dataset: Any, item: MixItem, seed: int) -> Iterator[tuple[int, Mapping
             yield index, dict(zip(columns, values, strict=True))
 
 
-def _batched(iterator: Iterator[Any], size: int) -> Iterator[list[Any]]:
-    batch: list[Any] = []
-    for item in iterator:
-        batch.append(item)
-        if len(batch) == size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
-
-
 class _Writer:
     """Streams rows to the Arrow file while hashing them."""
 
@@ -220,7 +210,7 @@ def _prep_sft_source(
     item: MixItem, dataset: Any, stats: SourceStats, ctx: _Context, writer: _Writer
 ) -> None:
     converter = get_source(item.name).converter
-    for batch in _batched(_rows(dataset, item, ctx.seed), BATCH_ROWS):
+    for batch in batched(_rows(dataset, item, ctx.seed), BATCH_ROWS):
         segmented = []
         for index, row in batch:
             stats.examined += 1
@@ -253,7 +243,7 @@ def _prep_pref_source(
     item: MixItem, dataset: Any, stats: SourceStats, ctx: _Context, writer: _Writer
 ) -> None:
     converter = get_source(item.name).converter
-    for batch in _batched(_rows(dataset, item, ctx.seed), BATCH_ROWS):
+    for batch in batched(_rows(dataset, item, ctx.seed), BATCH_ROWS):
         rendered: list[tuple[str, str, str]] = []
         for index, row in batch:
             stats.examined += 1

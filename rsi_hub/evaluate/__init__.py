@@ -7,9 +7,9 @@ Public API (imported lazily, so that lm-eval's task files can import `harness` c
 - `read_suite_dir(run, suite)`: read a finished evaluation back (metrics, samples, meta).
 - `compare_runs(run_a, run_b, task=...)`: paired McNemar, bootstrap CI, acceptance rule.
 - `failure_report(run, task=...)`: the card's section 5 table from the logged samples.
-- `weights_sha256(folder)`: the digest every result is bound to (also used by release).
+- `weights_sha256(folder)`: the digest every result is bound to (defined in `rsi_hub.hashing`).
 
-Uses `rsi_hub.checker`, `rsi_hub.suites` and `rsi_hub.chat` only.
+Uses `rsi_hub.checker`, `rsi_hub.suites`, `rsi_hub.chat` and the leaf `rsi_hub.hashing` only.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ _EXPORTS = {
     "AcceptanceRule": "rsi_hub.evaluate.compare",
     "Comparison": "rsi_hub.evaluate.compare",
     "failure_report": "rsi_hub.evaluate.failures",
-    "weights_sha256": "rsi_hub.evaluate.provenance",
-    "weights_files_sha256": "rsi_hub.evaluate.provenance",
+    "weights_sha256": "rsi_hub.hashing",
+    "weights_files_sha256": "rsi_hub.hashing",
     "SUITES": "rsi_hub.evaluate.protocol",
 }
 

@@ -4,12 +4,19 @@ The served configuration is fixed here, not left to flags: chat template applied
 system message for IF263), greedy, `<|im_end|>` as the only stop string, 2,048 new tokens,
 thinking off. One model load serves every suite; each suite is its own lm-eval run because the
 system-prompt switch is a run-wide chat-template argument.
+
+A candidate system prompt (`system_prompt=`, for `rsi-hub prompt-search`) replaces that system
+message and nothing else; its results go to `RUN/eval/<suite>.prompt-<id>/`, beside the served
+ones, and meta.json marks them `served_configuration: false`, so that neither `compare`'s guards
+nor a release card ever take them for the served model's scores.
 """
 
 from __future__ import annotations
 
 import copy
+import hashlib
 import logging
+import re
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -18,15 +25,61 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from rsi_hub import __version__
-from rsi_hub.chat import MAX_INPUT_TOKENS, MAX_NEW_TOKENS, render, validate_model_folder
+from rsi_hub import __version__, hashing
+from rsi_hub.chat import (
+    MAX_INPUT_TOKENS,
+    MAX_NEW_TOKENS,
+    load_system_prompt,
+    render,
+    validate_model_folder,
+)
 from rsi_hub.errors import RsiHubError
-from rsi_hub.evaluate import harness, hub, provenance, store
-from rsi_hub.evaluate.protocol import PREF_DATASET, Suite, resolve_suites, served_generation
+from rsi_hub.evaluate import harness, hub, store
+from rsi_hub.evaluate.protocol import (
+    PREF_DATASET,
+    SUITES,
+    Suite,
+    resolve_suites,
+    served_generation,
+)
 
 Backend = Literal["hf", "vllm"]
 DEFAULT_HF_BATCH_SIZE = 8
 log = logging.getLogger(__name__)
+# A candidate id becomes part of a folder name: RUN/eval/<suite>.prompt-<id>/.
+_PROMPT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+@dataclass(frozen=True)
+class SystemPrompt:
+    """The system message of one evaluation: the protocol's (k0 or none) or a candidate's.
+
+    Attributes:
+        id: the prompt id recorded in meta.json (k0, a candidate's id, or None for none).
+        text: the system message; None (or empty) for no system message.
+        candidate: True for a candidate prompt (not the served configuration).
+    """
+
+    id: str | None
+    text: str | None
+    candidate: bool = False
+
+    @classmethod
+    def served(cls, suite: Suite) -> SystemPrompt:
+        """The protocol's system message of `suite`: k0, or none for IF263."""
+        return cls(suite.system_prompt_id, load_system_prompt() if suite.system_prompt else None)
+
+    @property
+    def sha256(self) -> str | None:
+        """sha256 of the system message text (UTF-8); None when there is no system message."""
+        if not self.text:
+            return None
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+
+
+def candidate_folder(suite: str, system_prompt_id: str) -> str:
+    """Where a candidate prompt's results go under `RUN/eval/`: beside the served `<suite>/`."""
+    return f"{suite}.prompt-{system_prompt_id}"
 
 
 @dataclass(frozen=True)
@@ -114,27 +167,38 @@ def _build_lm(backend: Backend, model_args: dict[str, Any]) -> Any:
     raise RsiHubError(f"unknown backend {backend!r}; choose hf or vllm.")
 
 
-def _set_system_prompt(lm: Any, suite: Suite) -> None:
-    # The template inserts k0 unless told otherwise; the switch is run-wide in lm-eval.
+def _set_system_prompt(lm: Any, suite: Suite, system: SystemPrompt) -> None:
+    # The template inserts k0 unless told otherwise; the switch is run-wide in lm-eval. A
+    # candidate's text comes as lm-eval's system instruction (an explicit system message), so
+    # the default is off: a lost instruction would then show as a prompt off-protocol.
     lm.chat_template_args = {
         **lm.chat_template_args,
-        "use_default_system_prompt": suite.system_prompt,
+        "use_default_system_prompt": suite.system_prompt and not system.candidate,
     }
 
 
-def _expected_context(doc: dict[str, Any], suite: Suite) -> str:
+def _expected_context(doc: dict[str, Any], suite: Suite, system: SystemPrompt | None) -> str:
     messages = []
+    if system is not None and system.candidate:
+        if system.text:
+            messages.append({"role": "system", "content": system.text})
+        messages.append({"role": "user", "content": doc["prompt"]})
+        return render(messages, use_default_system_prompt=False)
     if doc.get("system"):
         messages.append({"role": "system", "content": doc["system"]})
     messages.append({"role": "user", "content": doc["prompt"]})
     return render(messages, use_default_system_prompt=suite.system_prompt)
 
 
-def check_rendered_prompts(suite: Suite, samples: dict[str, list[dict[str, Any]]]) -> None:
+def check_rendered_prompts(
+    suite: Suite,
+    samples: dict[str, list[dict[str, Any]]],
+    system: SystemPrompt | None = None,
+) -> None:
     """Check that lm-eval rendered every prompt exactly as the serving contract does.
 
-    Guards the system-prompt protocol (k0 or none) and the chat template; MMLU is lm-eval's own
-    task and is not checked.
+    Guards the system-prompt protocol (k0 or none, or the candidate prompt `system`) and the
+    chat template; MMLU is lm-eval's own task and is not checked.
 
     Raises:
         RsiHubError: naming the task, the document and the first difference.
@@ -143,15 +207,21 @@ def check_rendered_prompts(suite: Suite, samples: dict[str, list[dict[str, Any]]
         return
     for task, rows in samples.items():
         for row in rows:
-            expected = _expected_context(row["doc"], suite)
+            expected = _expected_context(row["doc"], suite, system)
             for argument in row["arguments"]:
                 if argument[0] != expected:
                     raise RsiHubError(
                         f"{task} document {row['doc_id']}: lm-eval rendered the prompt "
-                        f"differently from the serving contract ({suite.system_prompt_id or 'no'} "
+                        f"differently from the serving contract ({_label(suite, system)} "
                         f"system message expected):\n{argument[0][:300]!r}\nexpected\n"
                         f"{expected[:300]!r}"
                     )
+
+
+def _label(suite: Suite, system: SystemPrompt | None) -> str:
+    if system is not None and system.candidate:
+        return f"candidate {system.id}" if system.text else f"no (candidate {system.id})"
+    return suite.system_prompt_id or "no"
 
 
 def _task_versions(results: dict[str, Any]) -> dict[str, Any]:
@@ -168,7 +238,7 @@ def _data_source(suite: Suite, folder: str | Path | None, pref_data: str | None)
         path = Path(pref_data)
         return {
             "source": pref_data,
-            **({"sha256": provenance.file_sha256(path)} if path.is_file() else {}),
+            **({"sha256": hashing.sha256_file(path)} if path.is_file() else {}),
         }
     loaded = harness.load_suite_file(suite.name, folder)
     return {"source": str(loaded.path), "sha256": loaded.sha256}
@@ -233,6 +303,9 @@ def evaluate_run(
     pref_data: str | Path | None = None,
     suite_data: str | Path | None = None,
     max_gen_toks: int | None = None,
+    system_prompt: str | None = None,
+    system_prompt_id: str | None = None,
+    folder_name: str | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> list[SuiteOutcome]:
     """Score a run directory on one suite (or `all`) and write `RUN/eval/<suite>/` for each.
@@ -253,6 +326,16 @@ def evaluate_run(
             `tasks/lm_eval/data/` (a private or patched copy of a suite).
         max_gen_toks: NOT the served configuration; only for tests and benchmarks on the tiny
             checkpoint. Recorded in meta.json, which then says `served_configuration: false`.
+        system_prompt: a candidate system message used instead of the protocol's (k0); empty
+            means no system message. NOT the served configuration: the results go to
+            `RUN/eval/<suite>.prompt-<system_prompt_id>/` and meta.json records
+            `served_configuration: false`, the id and `system_prompt_sha256`. IF263's protocol
+            has no system message: it is scored with the candidate only when named in `suite`
+            itself (`if263`, `if818,if263`); `all` leaves it out of a candidate run.
+        system_prompt_id: the candidate's id (letters, digits, `_`, `.`, `-`); required with
+            `system_prompt`.
+        folder_name: the result folder under `RUN/eval/` instead of `<suite>.prompt-<id>`; one
+            suite only, and only with `system_prompt` (never a suite's own folder).
         progress: called with one line per step (the CLI prints them).
 
     Returns:
@@ -265,6 +348,13 @@ def evaluate_run(
     say = progress or (lambda _line: None)
     run = Path(run)
     suites = resolve_suites(suite)
+    candidate = _candidate_prompt(system_prompt, system_prompt_id)
+    if candidate is not None:
+        named = {part.strip() for part in suite.split(",")}
+        for item in [s for s in suites if not s.system_prompt and s.name not in named]:
+            say(f"{item.name}: left out (its protocol has no system message; name it to score it)")
+            suites.remove(item)
+    folders = _result_folders(suites, candidate, folder_name)
     validate_model_folder(run)
     pref_source = _pref_source(pref_data)
     # Before the model loads: a missing dataset must cost seconds, not a model load. Every
@@ -292,8 +382,8 @@ def evaluate_run(
     checker_version = _checker_version()
 
     say(f"hashing the weights of {run}")
-    weight_files = provenance.weights_files_sha256(run)
-    weights = provenance.manifest_sha256(weight_files)
+    weight_files = hashing.weights_files_sha256(run)
+    weights = hashing.manifest_sha256(weight_files)
 
     if backend == "hf":
         model_args = hf_model_args(
@@ -327,10 +417,56 @@ def evaluate_run(
                 weights=weights,
                 weight_files=weight_files,
                 checker_version=checker_version,
+                system=candidate or SystemPrompt.served(item),
+                folder_name=folders[item.name],
                 say=say,
             )
         )
     return outcomes
+
+
+def _candidate_prompt(text: str | None, prompt_id: str | None) -> SystemPrompt | None:
+    """The candidate system prompt of `evaluate_run`, checked; None for the protocol's."""
+    if text is None and prompt_id is None:
+        return None
+    if text is None or prompt_id is None:
+        raise RsiHubError(
+            "a candidate system prompt needs both its text and its id "
+            "(--system-prompt-file FILE --system-prompt-id ID)."
+        )
+    if not _PROMPT_ID.fullmatch(prompt_id):
+        raise RsiHubError(
+            f"system prompt id {prompt_id!r}: use letters, digits, '_', '.' and '-' only "
+            "(it names the result folder)."
+        )
+    return SystemPrompt(prompt_id, text, candidate=True)
+
+
+def _result_folders(
+    suites: list[Suite], candidate: SystemPrompt | None, folder_name: str | None
+) -> dict[str, str]:
+    """The folder under `RUN/eval/` of each suite: its name, or beside it for a candidate."""
+    if folder_name is None:
+        if candidate is None:
+            return {s.name: s.name for s in suites}
+        return {s.name: candidate_folder(s.name, str(candidate.id)) for s in suites}
+    if candidate is None:
+        raise RsiHubError(
+            "folder_name is for candidate system prompts only; served results always go to "
+            "RUN/eval/<suite>/."
+        )
+    if len(suites) != 1:
+        raise RsiHubError("folder_name takes one suite; pass one suite, not a list or all.")
+    if (
+        folder_name in SUITES
+        or folder_name.startswith(".")
+        or not _PROMPT_ID.fullmatch(folder_name)
+    ):
+        raise RsiHubError(
+            f"folder_name {folder_name!r}: a candidate's results must not replace a suite's own "
+            "folder; use <suite>.prompt-<id>."
+        )
+    return {suites[0].name: folder_name}
 
 
 def _run_suite(
@@ -348,6 +484,8 @@ def _run_suite(
     weights: str,
     weight_files: dict[str, str],
     checker_version: str,
+    system: SystemPrompt,
+    folder_name: str,
     say: Callable[[str], None],
 ) -> SuiteOutcome:
     import lm_eval
@@ -366,8 +504,9 @@ def _run_suite(
         include_defaults=suite.hub_dataset == "cais/mmlu",
         metadata=metadata,
     )
-    _set_system_prompt(lm, suite)
-    say(f"{suite.name}: running lm-eval ({', '.join(suite.tasks)})")
+    _set_system_prompt(lm, suite, system)
+    shown = f"{suite.name} with system prompt {system.id}" if system.candidate else suite.name
+    say(f"{shown}: running lm-eval ({', '.join(suite.tasks)})")
     started = time.monotonic()
     with _environment_info_once():
         results = lm_eval.simple_evaluate(
@@ -378,17 +517,20 @@ def _run_suite(
             apply_chat_template=True,
             log_samples=True,
             gen_kwargs={"max_gen_toks": max_gen_toks} if max_gen_toks is not None else None,
+            system_instruction=system.text if system.candidate and system.text else None,
             confirm_run_unsafe_code=False,
         )
     seconds = time.monotonic() - started
     if results is None:  # a non-zero rank of a multi-process run: rank 0 writes
-        return SuiteOutcome(suite.name, store.suite_dir(run, suite.name), {}, seconds)
+        return SuiteOutcome(suite.name, store.suite_dir(run, folder_name), {}, seconds)
     samples = results.pop("samples")
-    check_rendered_prompts(suite, samples)
+    check_rendered_prompts(suite, samples, system)
 
     generation = served_generation(max_gen_toks or MAX_NEW_TOKENS)
-    # A generation override cannot change a log-likelihood suite.
-    served = not suite.generates or max_gen_toks in (None, MAX_NEW_TOKENS)
+    # A generation override cannot change a log-likelihood suite; a candidate prompt changes all.
+    served = not system.candidate and (
+        not suite.generates or max_gen_toks in (None, MAX_NEW_TOKENS)
+    )
     meta = {
         "suite": suite.name,
         "tasks": list(suite.tasks),
@@ -397,7 +539,8 @@ def _run_suite(
         "weights_sha256": weights,
         "weights_files": weight_files,
         "checker_version": checker_version,
-        "system_prompt_id": suite.system_prompt_id,
+        "system_prompt_id": system.id,
+        "system_prompt_sha256": system.sha256,
         "generation": generation if suite.generates else {"apply_chat_template": True},
         "served_configuration": served,
         "limit": limit,
@@ -410,8 +553,8 @@ def _run_suite(
         "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "seconds": round(seconds, 3),
     }
-    folder = store.write_suite_dir(run, suite.name, results, samples, meta)
-    record = store.read_suite_dir(run, suite.name)
+    folder = store.write_suite_dir(run, folder_name, results, samples, meta)
+    record = store.read_suite_dir(run, folder_name)
     metrics = {task: record.metrics(task) for task in record.results.get("results", {})}
     say(f"{suite.name}: wrote {folder} ({seconds:.1f} s)")
     return SuiteOutcome(suite.name, folder, metrics, seconds)

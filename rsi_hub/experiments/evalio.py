@@ -1,10 +1,10 @@
 """The one place `rsi_hub.experiments` touches `rsi_hub.evaluate`.
 
-Experiments never re-implement evaluation, the weights hash, the results layout, the document
-pairing, the paired tests, the acceptance guards or the failure analysis: they call the evaluate
-package's own functions through the thin wrappers below, so that a change of format or statistic
-there reaches every table here. Imports are lazy so that soups and sweeps work in a checkout
-without the eval extra.
+Experiments never re-implement evaluation, the results layout, the document pairing, the
+paired tests, the acceptance guards or the failure analysis: they call the evaluate package's own
+functions through the thin wrappers below, so that a change of format or statistic there reaches
+every table here. Imports are lazy so that soups and sweeps work in a checkout without the eval
+extra. The weights hash is not evaluate's: it is `rsi_hub.hashing.weights_sha256`, used directly.
 """
 
 from __future__ import annotations
@@ -34,11 +34,6 @@ def _import(module: str) -> Any:
             f"this needs rsi_hub.evaluate.{module}, which cannot be imported here ({err}): "
             'install the eval extra, `pip install -e ".[eval]"`.'
         ) from err
-
-
-def weights_sha256(folder: str | Path) -> str:
-    """The sha256 that binds evaluation results to a set of weights (evaluate's definition)."""
-    return _import("provenance").weights_sha256(folder)
 
 
 def aligned_keys(a: Mapping[str, bool], b: Mapping[str, bool]) -> list[str]:
@@ -164,29 +159,21 @@ def failure_counts(run: str | Path, suite: str = "if818") -> dict[str, tuple[int
     return {t: (c.carrying, c.failing) for t, c in report.analysis.by_type.items()}
 
 
-def evaluate_with_system_prompt(run: Path, suite: str, candidate: Any, folder_name: str) -> None:
+def evaluate_with_system_prompt(
+    run: Path, suite: str, candidate: Any, folder_name: str, **options: Any
+) -> None:
     """Evaluate `run` on `suite` with `candidate.text` as the system message (empty: none).
 
     Results go to `RUN/eval/<folder_name>/`, beside the served `RUN/eval/<suite>/`, through
     evaluate's own runner, so a candidate is scored exactly like the served prompt except for
-    the system message.
-
-    Raises:
-        EvaluateUnavailableError: evaluate's runner cannot set a candidate system prompt.
+    the system message (meta.json says `served_configuration: false`). `options` are further
+    `evaluate_run` arguments (`limit`, `backend`, `batch_size`, `progress`, ...).
     """
-    runner = _import("runner")
-    try:
-        runner.evaluate_run(
-            run,
-            suite,
-            system_prompt=candidate.text,
-            system_prompt_id=candidate.id,
-            folder_name=folder_name,
-        )
-    except TypeError as err:
-        if "unexpected keyword" not in str(err):
-            raise
-        raise EvaluateUnavailableError(
-            "rsi_hub.evaluate.runner.evaluate_run cannot take a candidate system prompt yet "
-            f"(needs system_prompt=, system_prompt_id=, folder_name=): {err}"
-        ) from err
+    _import("runner").evaluate_run(
+        run,
+        suite,
+        system_prompt=candidate.text,
+        system_prompt_id=candidate.id,
+        folder_name=folder_name,
+        **options,
+    )

@@ -12,16 +12,19 @@ served prompt k0, read from `rsi_hub.chat` rather than copied.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from rsi_hub.chat import SYSTEM_PROMPT_ID, load_system_prompt
 from rsi_hub.errors import RsiHubError
 from rsi_hub.experiments import evalio
 from rsi_hub.experiments.stats import holm
 from rsi_hub.experiments.tables import format_p, render_table
+from rsi_hub.hashing import weights_sha256
 
 DEFAULT_ALPHA = 0.05
 
@@ -236,31 +239,43 @@ def run_prompt_search(
     alpha: float = DEFAULT_ALPHA,
     evaluator: Evaluator | None = None,
     reuse: bool = True,
+    limit: int | None = None,
+    **eval_options: Any,
 ) -> list[PromptRow]:
     """Evaluate every candidate on `suite` for the weights of `run`, then build the table.
 
-    A candidate whose results already exist for the same weights is not evaluated again
-    (`reuse`), so an interrupted search resumes where it stopped.
+    A candidate whose results already exist for the same weights, prompt text and `limit` is
+    not evaluated again (`reuse`), so an interrupted search resumes where it stopped. `limit`
+    (the first N items, a smoke test) and `eval_options` (`backend`, `batch_size`, `progress`,
+    ...) go to `rsi-hub eval`'s `evaluate_run`.
     """
     run = Path(run)
     candidates = with_incumbent(candidates, incumbent)
-    evaluate = evaluator or evalio.evaluate_with_system_prompt
-    weights = evalio.weights_sha256(run)
+    evaluate = evaluator or functools.partial(
+        evalio.evaluate_with_system_prompt, limit=limit, **eval_options
+    )
+    weights = weights_sha256(run)
     outcomes: dict[str, evalio.Outcomes] = {}
     for candidate in candidates:
         folder = result_folder(suite, candidate)
-        if not (reuse and _reusable(run, suite, folder, weights, candidate)):
+        if not (reuse and _reusable(run, suite, folder, weights, candidate, limit)):
             evaluate(run, suite, candidate, folder)
         outcomes[candidate.id] = evalio.read_suite(run, suite, folder_name=folder).outcomes
     intents = {c.id: c.intent for c in candidates}
     return prompt_table(outcomes, incumbent, intents=intents, alpha=alpha)
 
 
-def _reusable(run: Path, suite: str, folder: str, weights: str, candidate: Candidate) -> bool:
-    # Same weights, and the same prompt text when the result records it: an edited candidate
-    # file is evaluated again.
+def _reusable(
+    run: Path, suite: str, folder: str, weights: str, candidate: Candidate, limit: int | None
+) -> bool:
+    # Same weights, the same items, and the same prompt text when the result records it (an
+    # edited candidate file is evaluated again; no system message records no digest).
     if not evalio.has_suite(run, folder):
         return False
     result = evalio.read_suite(run, suite, folder_name=folder)
     recorded = result.meta.get("system_prompt_sha256")
-    return result.weights_sha256 == weights and recorded in (None, candidate.sha256)
+    return (
+        result.weights_sha256 == weights
+        and result.meta.get("limit") == limit
+        and recorded in (None, candidate.sha256)
+    )

@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 from rsi_hub.errors import OutputDirNotEmptyError, RsiHubError
-from rsi_hub.experiments import evalio
 from rsi_hub.experiments.shards import (
     FLOAT_DTYPES,
     INDEX_FILE,
@@ -39,6 +38,7 @@ from rsi_hub.experiments.shards import (
     shard_name,
     write_index,
 )
+from rsi_hub.hashing import weights_sha256
 
 TRAINING_EVIDENCE_FILE = "training_evidence.json"
 DEFAULT_MAX_SHARD_SIZE = "5GB"
@@ -275,7 +275,7 @@ def _ingredient_evidence(run: Path, weight: float) -> dict[str, Any]:
         "run": str(run.resolve()),
         "name": run.name,
         "weight": weight,
-        "weights_sha256": evalio.weights_sha256(run),
+        "weights_sha256": weights_sha256(run),
     }
     evidence_path = run / TRAINING_EVIDENCE_FILE
     if evidence_path.is_file():
@@ -383,7 +383,7 @@ def soup(
         "total_bytes": total,
         "shards": len(plan),
         "max_shard_bytes": parse_size(max_shard_size),
-        "weights_sha256": evalio.weights_sha256(staging),
+        "weights_sha256": weights_sha256(staging),
         "libraries": _library_versions(),
     }
     (staging / TRAINING_EVIDENCE_FILE).write_text(json.dumps(evidence, indent=2) + "\n")

@@ -3,7 +3,10 @@
 Each suite folder is read through `rsi_hub.evaluate.store` (`results.json` from lm-eval and
 `meta.json` with the sha256 of the weights that were scored). A folder whose `meta.json` records
 no weights hash, or another one than the weights being released, is refused: a number not bound
-to these weights is never printed in their card.
+to these weights is never printed in their card. A folder whose `meta.json` says
+`served_configuration: false` (a candidate system prompt of `rsi-hub prompt-search`, under
+`RUN/eval/<suite>.prompt-<id>/`, or a test-only generation limit) is left out: it scored
+something other than what is released.
 """
 
 from __future__ import annotations
@@ -100,7 +103,8 @@ def suite_result(record: SuiteRecord) -> SuiteResult:
 
 
 def read_eval_results(run: str | Path, weights_sha256: str) -> dict[str, SuiteResult]:
-    """Every suite result under `run/eval/`, refusing any scored on other weights.
+    """Every served-configuration suite result under `run/eval/`, refusing any scored on other
+    weights (results with `served_configuration: false` in meta.json are skipped).
 
     Args:
         run: the run directory.
@@ -122,6 +126,8 @@ def read_eval_results(run: str | Path, weights_sha256: str) -> dict[str, SuiteRe
             record = read_suite_dir(run, folder.name)
         except RsiHubError as err:
             raise ReleaseError(f"{err}; re-run `rsi-hub eval` or move {folder} away.") from err
+        if record.meta.get("served_configuration") is False:
+            continue  # not the configuration being released (e.g. a candidate system prompt)
         result = suite_result(record)
         if result.weights_sha256 != weights_sha256:
             raise ReleaseError(

@@ -19,8 +19,7 @@ from pathlib import Path
 
 from rsi_hub.chat import validate_model_folder
 from rsi_hub.errors import ReleaseError
-from rsi_hub.evaluate.provenance import WEIGHTS_GLOB, manifest_sha256
-from rsi_hub.hashing import BLOCK_SIZE
+from rsi_hub.hashing import BLOCK_SIZE, WEIGHTS_GLOB, manifest_sha256, weight_shards
 from rsi_hub.release.card import render_card
 from rsi_hub.release.eval_results import SuiteResult, read_eval_results
 from rsi_hub.release.evidence import TRAINING_EVIDENCE_FILE, evidence_problems, read_evidence
@@ -71,7 +70,7 @@ def weight_files(folder: Path) -> list[Path]:
     Raises:
         ReleaseError: there are none.
     """
-    files = sorted(p for p in folder.glob(WEIGHTS_GLOB) if p.is_file())
+    files = weight_shards(folder)
     if not files:
         raise ReleaseError(
             f"{folder}: no {WEIGHTS_GLOB} file; save the model with save_pretrained (safetensors)."

@@ -7,10 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from rsi_hub.errors import RsiHubError
+from rsi_hub.hashing import weights_sha256
 from rsi_hub.synth.backends import GenerationBackend, SamplingSettings, make_backend
 from rsi_hub.synth.filter import Judge
 from rsi_hub.synth.pool import Eligible, audit_data, select_prompts
-from rsi_hub.synth.provenance import Audit, weights_sha256
+from rsi_hub.synth.provenance import Audit
 from rsi_hub.synth.run import SynthSpec, run_synthesis
 
 DEFAULT_BATCH_SIZE = {"hf": 16, "vllm": 1024}

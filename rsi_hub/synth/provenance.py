@@ -10,42 +10,16 @@ from pathlib import Path
 from typing import Any
 
 from rsi_hub import __version__
-from rsi_hub.errors import RsiHubError
+from rsi_hub.hashing import sha256_file
 
-WEIGHTS_GLOB = "model*.safetensors"
-CHUNK = 1 << 20
+# Re-exported only for `rsi_hub.synth.rlvr` (being moved to `rsi_hub.train`), which imports them
+# from here; everything else imports `rsi_hub.hashing`. Drop once that move lands.
+from rsi_hub.hashing import sha256_file as file_sha256  # noqa: F401
+from rsi_hub.hashing import weights_sha256 as weights_sha256
 
 # An audit takes the data file and returns a JSON-ready report with a boolean `passed`
 # (zero prompt overlap with every holdout).
 Audit = Callable[[Path], dict[str, Any]]
-
-
-def file_sha256(path: str | Path) -> str:
-    """sha256 of one file, read in 1 MiB chunks."""
-    digest = hashlib.sha256()
-    with Path(path).open("rb") as f:
-        while chunk := f.read(CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def weights_sha256(model_dir: str | Path) -> str:
-    """One sha256 for all the weights of a model folder.
-
-    The sha256 of the manifest `"<file sha256>  <file name>\\n"` over the `model*.safetensors`
-    files in name order: what `LC_ALL=C sha256sum model*.safetensors | sha256sum` prints in the
-    folder. This is the evaluation side's convention (`rsi_hub.evaluate.provenance`), repeated
-    here because synth may not import `evaluate` (dependency direction); a test holds the two
-    equal.
-    """
-    folder = Path(model_dir)
-    files = sorted(p for p in folder.glob(WEIGHTS_GLOB) if p.is_file())
-    if not files:
-        raise RsiHubError(
-            f"{folder}: no {WEIGHTS_GLOB} file; pass a run directory that holds the weights."
-        )
-    manifest = "".join(f"{file_sha256(p)}  {p.name}\n" for p in files)
-    return hashlib.sha256(manifest.encode("utf-8")).hexdigest()
 
 
 def framework_versions() -> dict[str, str]:
@@ -85,7 +59,7 @@ def build_provenance(
         "prompt_ids_sha256": run_config["prompt_ids_sha256"],
         "prompt_ids": prompt_ids,
         "data_file": data_path.name,
-        "data_sha256": file_sha256(data_path),
+        "data_sha256": sha256_file(data_path),
         "rows_kept": stats["kept"],
         "rows_generated": stats["generated"],
         "stats": stats,

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rsi_hub.batching import batched
 from rsi_hub.chat import load_system_prompt
 from rsi_hub.errors import RsiHubError
 from rsi_hub.synth.backends import GenerationBackend, GenerationRequest, SamplingSettings
@@ -80,17 +81,6 @@ def pending_requests(
             yield GenerationRequest(prompt.id, sample, messages)
 
 
-def _batches(items: Iterator[GenerationRequest], size: int) -> Iterator[list[GenerationRequest]]:
-    batch: list[GenerationRequest] = []
-    for item in items:
-        batch.append(item)
-        if len(batch) == size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
-
-
 def run_synthesis(
     prompts: Sequence[PoolPrompt],
     backend: GenerationBackend,
@@ -138,7 +128,7 @@ def run_synthesis(
     total = len(prompts) * spec.k
     done = store.open(run_config, rejudge=rejudge, force=force)
     try:
-        for batch in _batches(pending_requests(prompts, spec.k, spec.mode, store.done), batch_size):
+        for batch in batched(pending_requests(prompts, spec.k, spec.mode, store.done), batch_size):
             generations = backend.generate(batch)
             if len(generations) != len(batch):
                 raise RsiHubError(

@@ -27,31 +27,13 @@ from rsi_hub.checker import REGISTRY, check
 from rsi_hub.checker.checks_counts import count_word
 from rsi_hub.checker.checks_structure import bullet_count, numbered_items
 from rsi_hub.checker.context import Context
+from rsi_hub.suites.mixes import IF818_COUNTS, IF818_SIZE, IF818_STRUCTURAL
 
-# Card §5: prompts carrying each type, of 818. The 26 structural prompts are spread evenly.
-CARD_MIX = {
-    "word_eq": 86,
-    "word_times": 142,
-    "sent": 603,
-    "contains_norm": 113,
-    "no_word": 111,
-    "word_max": 53,
-    "startswith": 90,
-    "endswith": 100,
-    "no_char": 88,
-    "para": 7,
-}
-STRUCTURAL = [
-    "bullet",
-    "numbered",
-    "numbered_start",
-    "table_rows",
-    "json_keys",
-    "json_array_len",
-    "json_keys_any",
-    "is_upper",
-]
-N_PROMPTS = 818
+# Card §5: prompts carrying each type, of 818 (the suite generator's own table). The 26
+# structural prompts are spread evenly over the structural types.
+CARD_MIX = IF818_COUNTS
+STRUCTURAL = list(IF818_STRUCTURAL)
+N_PROMPTS = IF818_SIZE
 
 WORDS = [
     "the",
