@@ -12,11 +12,6 @@ from typing import Any
 from rsi_hub import __version__
 from rsi_hub.hashing import sha256_file
 
-# Re-exported only for `rsi_hub.synth.rlvr` (being moved to `rsi_hub.train`), which imports them
-# from here; everything else imports `rsi_hub.hashing`. Drop once that move lands.
-from rsi_hub.hashing import sha256_file as file_sha256  # noqa: F401
-from rsi_hub.hashing import weights_sha256 as weights_sha256
-
 # An audit takes the data file and returns a JSON-ready report with a boolean `passed`
 # (zero prompt overlap with every holdout).
 Audit = Callable[[Path], dict[str, Any]]

@@ -17,7 +17,8 @@ from typing import Any
 from rsi_hub.errors import RsiHubError
 from rsi_hub.synth.pool import select_prompts
 from rsi_hub.synth.prompts import PoolPrompt, served_messages
-from rsi_hub.synth.provenance import file_sha256, prompt_ids_sha256, weights_sha256
+from rsi_hub.hashing import sha256_file, weights_sha256
+from rsi_hub.synth.provenance import prompt_ids_sha256
 from rsi_hub.train.recipes import RlvrRecipe
 from rsi_hub.train.reward import CheckerReward
 
@@ -96,7 +97,7 @@ def prepare_prompts(recipe: RlvrRecipe) -> tuple[Path, list[dict[str, Any]], dic
         "n_prompts": len(prompts),
         "prompt_ids_sha256": prompt_ids_sha256([p.id for p in prompts]),
         "dataset_file": PROMPTS_FILE,
-        "dataset_sha256": file_sha256(path),
+        "dataset_sha256": sha256_file(path),
         "path": str(path),
     }
     return path, rows, data
