@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from rsi_hub.errors import RsiHubError
+from rsi_hub.hashing import sha256_file, weights_sha256
 from rsi_hub.synth.pool import select_prompts
 from rsi_hub.synth.prompts import PoolPrompt, served_messages
-from rsi_hub.hashing import sha256_file, weights_sha256
 from rsi_hub.synth.provenance import prompt_ids_sha256
 from rsi_hub.train.recipes import RlvrRecipe
 from rsi_hub.train.reward import CheckerReward
