@@ -9,7 +9,6 @@ as a run directory. Every user command runs on it on a CPU through the same code
 from __future__ import annotations
 
 import json
-import shutil
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,7 @@ from rsi_hub.chat import (
     write_serving_files,
 )
 from rsi_hub.chat.tokens import RESERVED_TOKEN_IDS, reserved_token
-from rsi_hub.errors import OutputDirNotEmptyError
+from rsi_hub.staging import fresh_staging_dir, refuse_non_empty, swap_in
 
 TINY_VOCAB_SIZE = 1024
 # Mamba, MoE, attention, MoE: each block kind of the base model, in its interleaving style.
@@ -125,17 +124,8 @@ def build_tiny(out_dir: str | Path, *, seed: int = 0, force: bool = False) -> Pa
     from transformers import NemotronHForCausalLM
 
     out = Path(out_dir)
-    if out.exists() and any(out.iterdir()):
-        if not force:
-            raise OutputDirNotEmptyError(
-                f"{out} is not empty: pass --force to replace it, or choose another folder."
-            )
-        shutil.rmtree(out)
-    # Build beside the target and rename at the end: an interrupted build leaves nothing half-made.
-    staging = out.with_name(f".{out.name}.building")
-    if staging.exists():
-        shutil.rmtree(staging)
-    staging.mkdir(parents=True)
+    refuse_non_empty(out, force=force)
+    staging = fresh_staging_dir(out, "building")
 
     tokenizer = build_tiny_tokenizer()
     config = tiny_config(len(tokenizer))
@@ -157,7 +147,5 @@ def build_tiny(out_dir: str | Path, *, seed: int = 0, force: bool = False) -> Pa
         "libraries": _library_versions(),
     }
     (staging / TRAINING_EVIDENCE_FILE).write_text(json.dumps(evidence, indent=2) + "\n")
-    if out.exists():
-        out.rmdir()
-    staging.rename(out)
+    swap_in(staging, out)
     return out

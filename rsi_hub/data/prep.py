@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 import struct
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -46,7 +45,8 @@ from rsi_hub.data.masking import (
 )
 from rsi_hub.data.mix import MixItem, format_mix, mix_kind, parse_mix, source_seed
 from rsi_hub.data.sources import get_source, load_source
-from rsi_hub.errors import DataSourceError, OutputDirNotEmptyError
+from rsi_hub.errors import DataSourceError
+from rsi_hub.staging import fresh_staging_dir, refuse_non_empty, swap_in
 
 DATA_FILE = "data.arrow"
 STATS_FILE = "stats.json"
@@ -377,10 +377,7 @@ def prepare(
     kind = mix_kind(items)
     sources = dict(sources or {})
     out = Path(out_dir)
-    if out.exists() and any(out.iterdir()) and not force:
-        raise OutputDirNotEmptyError(
-            f"{out} is not empty: pass --force to replace it, or choose another folder."
-        )
+    refuse_non_empty(out, force=force)
     tokenizer = _load_tokenizer(tokenizer)
     guard = None
     if holdout_guard:
@@ -394,10 +391,7 @@ def prepare(
     # Load every source before writing anything: a missing source fails before any work.
     loaded = {item.name: load_source(item.name, sources.get(item.name)) for item in items}
 
-    staging = out.with_name(f".{out.name}.prep")
-    if staging.exists():
-        shutil.rmtree(staging)
-    staging.mkdir(parents=True)
+    staging = fresh_staging_dir(out, "prep")
     writer = _Writer(staging / DATA_FILE, kind)
     ctx = _Context(tokenizer, seed, system, max_length, guard)
     per_source: dict[str, SourceStats] = {}
@@ -414,9 +408,7 @@ def prepare(
 
     stats_doc = _stats_document(fingerprint, per_source, sha256, kind, guard)
     (staging / STATS_FILE).write_text(json.dumps(stats_doc, indent=2) + "\n", encoding="utf-8")
-    if out.exists():
-        shutil.rmtree(out)
-    staging.rename(out)
+    swap_in(staging, out)
     return PrepResult(out, sha256, stats_doc)
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rsi_hub.errors import OutputDirNotEmptyError, RsiHubError
+from rsi_hub.errors import RsiHubError
 from rsi_hub.experiments.shards import (
     FLOAT_DTYPES,
     INDEX_FILE,
@@ -39,6 +39,7 @@ from rsi_hub.experiments.shards import (
     write_index,
 )
 from rsi_hub.hashing import weights_sha256
+from rsi_hub.staging import fresh_staging_dir, refuse_non_empty, swap_in
 
 TRAINING_EVIDENCE_FILE = "training_evidence.json"
 DEFAULT_MAX_SHARD_SIZE = "5GB"
@@ -295,20 +296,6 @@ def _common_value(entries: list[dict[str, Any]], key: str) -> Any:
     return entries[0].get(key) if len(set(values)) == 1 else None
 
 
-def _prepare_out(out: Path, force: bool) -> Path:
-    if out.exists() and any(out.iterdir()):
-        if not force:
-            raise OutputDirNotEmptyError(
-                f"{out} is not empty: pass --force to replace it, or choose another folder."
-            )
-        shutil.rmtree(out)
-    staging = out.with_name(f".{out.name}.souping")
-    if staging.exists():
-        shutil.rmtree(staging)
-    staging.mkdir(parents=True)
-    return staging
-
-
 def soup(
     runs: Sequence[str | Path],
     out_dir: str | Path,
@@ -344,7 +331,8 @@ def soup(
     weights = normalise_weights(weights, len(paths))
     layout = check_compatible(paths)
     out = Path(out_dir)
-    staging = _prepare_out(out, force)
+    refuse_non_empty(out, force=force)
+    staging = fresh_staging_dir(out, "souping")
 
     plan = plan_shards(layout.values(), parse_size(max_shard_size))
     window = parse_size(read_window)
@@ -387,9 +375,7 @@ def soup(
         "libraries": _library_versions(),
     }
     (staging / TRAINING_EVIDENCE_FILE).write_text(json.dumps(evidence, indent=2) + "\n")
-    if out.exists():
-        out.rmdir()
-    staging.rename(out)
+    swap_in(staging, out)
     return SoupReport(
         out_dir=out,
         shards=[shard_name(i, len(plan)) for i in range(len(plan))],
