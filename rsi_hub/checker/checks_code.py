@@ -111,8 +111,8 @@ def code_tests(ctx: Context, c: Mapping[str, Any]) -> tuple[bool, str, dict[str,
     if "cases" in c:
         calls = [{"args": k.get("args", []), "kwargs": k.get("kwargs", {})} for k in c["cases"]]
         res = run_calls(code, name, calls, timeout)
-        if res.ok and res.results is not None:
-            return _judge_cases(name, c["cases"], res.results)
+        if res.ok:
+            return _judge_cases(name, c["cases"], res.results or [])
     else:
         tests = c["tests"] if isinstance(c["tests"], list) else [c["tests"]]
         res = run_tests(code, tests, name, timeout)
