@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 import rsi_hub.checker.sandbox as sandbox
 from rsi_hub.checker import CheckError, check, sandbox_backend
 from rsi_hub.checker.sandbox_view import RuntimeView, runtime_view
+from rsi_hub.suites import load_suite, reference_response
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the sandbox needs Linux")
 
@@ -550,3 +551,16 @@ def test_unprivileged_user(open_dir: Path) -> None:
             "file": "expected the tests to pass; case 1 of 1: add(1, 2) raised "
             f"FileNotFoundError: {fnf}: {str(secret)!r}",
         }, name
+
+
+def test_ev4_code_items_use_cases_and_resist_tampering() -> None:
+    rows = [r for r in load_suite("ev4") if r["category"] == "code"]
+    assert len(rows) == 7
+    for row in rows:
+        (c,) = [c for c in row["checks"] if c["type"] == "code_tests"]
+        assert "cases" in c and "tests" not in c, row["id"]
+        assert check(reference_response(row), [c]).passed, row["id"]
+        wrong = "class E:\n    def __eq__(self, other):\n        return True\n" + (
+            f"def {c['entry_point']}(*a, **k):\n    return E()\n"
+        )
+        assert check(wrong, [c]).results[0].reason.endswith("which is not plain JSON"), row["id"]
