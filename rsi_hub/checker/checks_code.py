@@ -89,8 +89,8 @@ def code_tests(ctx: Context, c: Mapping[str, Any]) -> tuple[bool, str, dict[str,
 
     - `cases` (preferred): `[{"args": [...], "kwargs": {...}, "expect": ...}]`. The sandbox only
       calls `entry_point(*args, **kwargs)` and returns each result as plain JSON; the comparison
-      with `expect` happens here, by type-strict JSON equality (`1`, `1.0` and `true` differ; a
-      tuple, a set or an object is not plain JSON and fails). Code that tampers with its own
+      with `expect` happens here, by type-strict JSON equality (`1`, `1.0` and `true` differ;
+      floats compare exactly; a tuple, a set or an object is not plain JSON and fails). Code that tampers with its own
       interpreter cannot make a wrong answer pass.
     - `tests`: Python source (a string, or a list run in order), e.g. asserts that call the
       entry point, or HumanEval's `def check(candidate): ...`. Weaker: the verdict is decided
