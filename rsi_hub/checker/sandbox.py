@@ -133,7 +133,8 @@ def _run(backend: str, payload: dict[str, Any], timeout: float) -> SandboxResult
             "no sandbox on this host, so the code was not run: install bubblewrap "
             "(apt-get install bubblewrap), or util-linux `unshare` with user namespaces",
         )
-    root_dir = tempfile.mkdtemp(prefix="rsi-checker-")
+    # The fallback's mount point for its new root (a tmpfs in the child's namespace only).
+    root_dir = tempfile.mkdtemp(prefix="rsi-checker-") if backend == "fallback" else ""
     payload = {**payload, "nonce": secrets.token_hex(16)}
     cfg = {
         "memory": MEMORY_BYTES,
@@ -159,7 +160,7 @@ def _run(backend: str, payload: dict[str, Any], timeout: float) -> SandboxResult
             _command(backend, cfg, root_dir),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,  # only the start-up's errors: the child then closes it
             cwd="/",
             env=env,
             start_new_session=True,
@@ -169,14 +170,16 @@ def _run(backend: str, payload: dict[str, Any], timeout: float) -> SandboxResult
         out, timed_out = _read_until(proc, deadline)
         if timed_out:
             return SandboxResult(False, f"timed out after {timeout:g} s", True)
-        return _interpret(out, payload["nonce"], proc.wait())
+        rc = proc.wait()
+        return _interpret(out, payload["nonce"], rc, _stderr_tail(proc))
     except OSError as err:
         return SandboxResult(False, f"the sandbox could not run the code ({err.strerror or err})")
     finally:
         if proc is not None:
             _kill(proc)
-        with contextlib.suppress(OSError):
-            os.rmdir(root_dir)  # only a mount point inside the child's namespace: stays empty
+        if root_dir:
+            with contextlib.suppress(OSError):
+                os.rmdir(root_dir)  # stays empty on the host
 
 
 def _feed(proc: subprocess.Popen[bytes], data: bytes) -> None:
@@ -218,15 +221,33 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
     with contextlib.suppress(subprocess.TimeoutExpired):
         proc.wait(5)
-    if proc.stdout is not None:
-        proc.stdout.close()
+    for pipe in (proc.stdout, proc.stderr):
+        if pipe is not None:
+            pipe.close()
+
+
+_NOT_ISOLATED = "the sandbox could not isolate the code, so it was not run: "
+
+
+def _stderr_tail(proc: subprocess.Popen[bytes]) -> str:
+    """The last line the sandbox wrote to stderr before the child closed it (e.g. bwrap's own
+    error), read without blocking, or ""."""
+    assert proc.stderr is not None
+    fd = proc.stderr.fileno()
+    os.set_blocking(fd, False)
+    try:
+        data = os.read(fd, 1 << 14)
+    except OSError:
+        return ""
+    lines = data.decode("utf-8", "replace").strip().splitlines()
+    return lines[-1][:200] if lines else ""
 
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def _interpret(out: bytes, nonce: str, rc: int) -> SandboxResult:
+def _interpret(out: bytes, nonce: str, rc: int, err: str = "") -> SandboxResult:
     for raw in reversed(out.splitlines()):
         try:
             msg = json.loads(raw, parse_constant=_reject_constant)
@@ -236,9 +257,7 @@ def _interpret(out: bytes, nonce: str, rc: int) -> SandboxResult:
             continue
         if "setup_error" in msg:
             lines = str(msg["setup_error"]).strip().splitlines() or ["unknown error"]
-            return SandboxResult(
-                False, "the sandbox could not isolate the code, so it was not run: " + lines[-1]
-            )
+            return SandboxResult(False, _NOT_ISOLATED + lines[-1])
         if msg.get("nonce") != nonce:
             continue
         if isinstance(msg.get("fail"), str):
@@ -249,7 +268,10 @@ def _interpret(out: bytes, nonce: str, rc: int) -> SandboxResult:
     if rc < 0:
         name = signal.Signals(-rc).name if -rc in signal.Signals._value2member_map_ else -rc
         return SandboxResult(False, f"the code was killed by {name} (a resource limit?)")
-    return SandboxResult(False, f"the code exited without a verdict (exit code {rc})")
+    if err.startswith("bwrap: "):  # bubblewrap could not build the view: nothing ran
+        return SandboxResult(False, _NOT_ISOLATED + err)
+    said = f"; it said: {err}" if err else ""
+    return SandboxResult(False, f"the code exited without a verdict (exit code {rc}){said}")
 
 
 _PROBE_CODE = """\
