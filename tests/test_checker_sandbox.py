@@ -215,6 +215,17 @@ def test_cases_verdicts(
         assert got_reason == reason
 
 
+def test_the_expected_values_never_reach_the_tested_code(backend: str) -> None:
+    # All the child is given: the code, the entry point, the calls (no `expect`) and a nonce.
+    code = (
+        "import gc\n"
+        "def add(*a, **k):\n"
+        "    return [sorted(o) for o in gc.get_objects() if type(o) is dict and 'nonce' in o]\n"
+    )
+    expect = [["calls", "code", "entry_point", "nonce"]]
+    assert judge_cases(code, [{"args": [1, 2], "expect": expect}]) == (True, "")
+
+
 def test_the_call_gets_fresh_arguments_and_kwargs(backend: str) -> None:
     code = "def add(xs, scale=1):\n    xs.append(0)\n    return [x * scale for x in xs]\n"
     cases = [
