@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from rsi_hub.chat import STOP_TOKEN_IDS, load_system_prompt, render
-from rsi_hub.checker import CHECKER_VERSION, check
+from rsi_hub.checker import CHECKER_VERSION, check, sandbox_backend
 from rsi_hub.cli import main
 from rsi_hub.errors import RsiHubError
 from rsi_hub.evaluate import evaluate_run, read_suite_dir, weights_sha256
@@ -59,6 +59,7 @@ def test_layout_and_provenance(scored: Path) -> None:
         meta = read_suite_dir(scored, suite).meta
         assert meta["weights_sha256"] == weights_sha256(scored)
         assert meta["checker_version"] == CHECKER_VERSION
+        assert meta["sandbox_backend"] == sandbox_backend() == "bwrap"
         assert meta["system_prompt_id"] == (None if suite == "if263" else "k0")
         assert meta["limit"] == LIMIT
         # The test's short generation limit leaves PREF (log-likelihoods only) served.

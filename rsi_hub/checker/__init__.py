@@ -15,6 +15,8 @@ verdict.results[0].reason  # "" when passed, else e.g. "expected 50 words, got 4
 - `REGISTRY` maps each type name to its function, parameter schema and summary; the functions'
   docstrings state the semantics, including the readings chosen where the spec is silent.
 - `CHECKER_VERSION` names the semantics; it changes whenever some verdict could change.
+- `sandbox_backend()` names the sandbox that runs `code_tests` here: "bwrap", "fallback" or
+  "none" (refuses to run code); evaluation records it in meta.json.
 - `failure_analysis` / `render_failure_table` (in `rsi_hub.checker.analysis`) build card §5's
   failure table from verdicts.
 
@@ -63,6 +65,7 @@ from rsi_hub.checker.core import (
     check,
     validate_checks,
 )
+from rsi_hub.checker.sandbox import sandbox_backend
 
 #: The instruction-following check types of the spec's table (IF-818, IF263, IF-3k, the pool).
 IF_TYPES: tuple[str, ...] = (
@@ -119,5 +122,6 @@ __all__ = [
     "failure_analysis",
     "normalize",
     "render_failure_table",
+    "sandbox_backend",
     "validate_checks",
 ]

@@ -223,6 +223,16 @@ def _validate_one(c: Any, index: int) -> CheckType:
             check_type=name,
             param="lo",
         )
+    if name == "code_tests" and ("tests" in c) == ("cases" in c):
+        raise CheckError(
+            f"constraint {index} (code_tests): give exactly one of 'cases' (preferred: the "
+            "verdict is decided outside the tested code) or 'tests' (free-form asserts), e.g. "
+            '{"type": "code_tests", "entry_point": "add", "cases": [{"args": [1, 2], '
+            '"expect": 3}]}',
+            index=index,
+            check_type=name,
+            param="cases",
+        )
     return ct
 
 

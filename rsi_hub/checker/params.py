@@ -111,6 +111,48 @@ def _pattern(v: Any) -> str | None:
     return pattern_problem(v)
 
 
+def _plain_json(v: Any, depth: int = 0) -> bool:
+    """Whether `v` is plain JSON: exact dict (str keys), list, str, int, finite float, bool, null."""
+    t = type(v)
+    if depth > 100:
+        return False
+    if v is None or t in (bool, int, str):
+        return True
+    if t is float:
+        return math.isfinite(v)
+    if t is list:
+        return all(_plain_json(x, depth + 1) for x in v)
+    if t is dict:
+        return all(type(k) is str and _plain_json(x, depth + 1) for k, x in v.items())
+    return False
+
+
+_CASES = (
+    'a non-empty list of cases {"args": [...], "kwargs": {...}, "expect": ...} '
+    "(plain JSON values; args and kwargs optional)"
+)
+
+
+def _cases(v: Any) -> str | None:
+    if type(v) is not list or not v:
+        return _CASES
+    for case in v:
+        if (
+            type(case) is not dict
+            or "expect" not in case
+            or set(case) - {"args", "kwargs", "expect"}
+        ):
+            return _CASES
+        args, kwargs = case.get("args", []), case.get("kwargs", {})
+        if type(args) is not list or type(kwargs) is not dict:
+            return _CASES
+        if not all(type(k) is str and k.isidentifier() for k in kwargs):
+            return _CASES
+        if not _plain_json([args, kwargs, case["expect"]]):
+            return _CASES
+    return None
+
+
 KINDS: dict[str, Callable[[Any], str | None]] = {
     "int_ge0": _int_ge0,
     "number": _number,
@@ -127,4 +169,5 @@ KINDS: dict[str, Callable[[Any], str | None]] = {
     "args": _args,
     "timeout": _timeout,
     "pattern": _pattern,
+    "cases": _cases,
 }

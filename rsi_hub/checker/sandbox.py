@@ -1,35 +1,33 @@
-"""Run untrusted Python code against tests in a separate, limited process (for `code_tests`).
+"""Run untrusted Python code in a separate, limited process that sees nothing of the host.
 
-Two modes; the best one that works on this host is chosen once per process (`sandbox_mode()`):
+Two backends; the first that works on this host, verified by a probe, is chosen once per
+process and named by `sandbox_backend()` (evaluation records it in meta.json):
 
-**namespace** (Linux with util-linux `unshare` and either root or unprivileged user
-namespaces). The child runs as PID 1 of new PID, mount and network namespaces:
+**bwrap** (Debian's `bubblewrap`, preferred): `bwrap --unshare-all --unshare-user
+--disable-userns --die-with-parent` with explicit read-only binds of the Python runtime only
+(the interpreter's prefix `sys.base_prefix` with its site-packages hidden, and the system
+libraries), a fresh /proc, a minimal /dev and a size-capped tmpfs on /tmp as working directory,
+HOME and TMPDIR. No host /home, /root, /run, /tmp or working tree; no network; no unix socket of
+the host; no further user namespaces (and, without capabilities, no other namespaces). The code
+always runs under an unprivileged host uid: as root, a small pre-stage makes the runtime
+traversable for `nobody` in a private mount namespace, becomes `nobody` and then runs bwrap.
 
-- no network: the new network namespace has only a loopback interface, which is down;
-- files: every mount is read-only except a fresh tmpfs of `DISK_BYTES` on the scratch
-  directory, which is the child's working directory, HOME and TMPDIR and vanishes with it;
-- user: `nobody` when the host process is root (directories `nobody` could not traverse on the
-  way to the Python installation are covered by a tmpfs re-exposing only those paths, read-only),
-  otherwise the caller's own user mapped to root of a user namespace with every capability
-  dropped for good;
-- limits: wall time (`timeout`, default `DEFAULT_TIMEOUT` s; the whole process group is killed
-  and the PID namespace goes with it), address space `MEMORY_BYTES`, `NPROC` processes (per user;
-  as `nobody` this counts every process of `nobody` on the host), CPU seconds, file size,
-  256 open files, no core dumps, no new privileges.
+**fallback** (util-linux `unshare`, when bwrap is absent): new PID, mount and network namespaces;
+the child builds a new root on a tmpfs with the same read-only view and chroots into it (a
+chrooted process cannot create user namespaces), then runs as `nobody` (as root) or with every
+capability dropped (in a user namespace, as a normal user). If any step of that view fails, the
+child stops before running the code and the check fails: it never runs code that sees the host.
 
-**rlimits** (fallback when namespaces are unavailable; `sandbox_mode()` says so). Same resource
-and time limits and a fresh scratch directory as working directory, but weaker isolation,
-stated honestly: network is blocked only by replacing the `socket` module's constructors inside
-the child (raw `_socket` tricks or subprocesses can bypass it); files outside the scratch
-directory are protected only by permissions (as root, the child runs as `nobody` after
-importing common standard modules, so other modules under a private Python install may fail to
-import; as a normal user, the child can write wherever that user can); a process that calls
-`setsid()` escapes the group kill and lives until its CPU limit.
+If neither works, `sandbox_backend()` is `"none"` and every run is refused with a reason that says
+to install bubblewrap. Limits in both backends: wall time (`timeout`; the process group is
+killed and the PID namespace goes with it), address space `MEMORY_BYTES`, `NPROC` processes (per
+host uid: as `nobody` this counts every process of `nobody` on the host), CPU seconds, file size,
+256 open files, no core dumps, no new privileges. Only the standard library can be imported.
 
-In both modes the verdict comes back as one JSON line carrying a random nonce on a descriptor
-the tests do not print to, so printing "ok" or calling `sys.exit(0)` cannot pass a test. Code
-that deliberately inspects the interpreter to forge the verdict is not defended against: this
-sandbox protects the host, not the integrity of a score against an adversarial program.
+The untrusted process is never trusted with the verdict: `run_calls` returns the values the
+entry point returned (plain JSON only) and the caller compares them with the expected ones.
+`run_tests` (free-form asserts decided inside the untrusted process) is weaker: code that
+tampers with its own interpreter can make it pass.
 """
 
 from __future__ import annotations
@@ -42,35 +40,46 @@ import secrets
 import selectors
 import shutil
 import signal
+import socket
 import subprocess
 import sys
-import sysconfig
 import tempfile
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from rsi_hub.checker.sandbox_view import RuntimeView, runtime_view
 
 DEFAULT_TIMEOUT = 10.0
 MEMORY_BYTES = 1 << 30
 NPROC = 64
 FILE_BYTES = 16 << 20
 DISK_BYTES = 64 << 20
-_RESULT_CAP = 1 << 16
-_CHILD = str(Path(__file__).with_name("_sandbox_child.py"))
+_RESULT_CAP = 8 << 20
+_CHILD_SOURCE = Path(__file__).with_name("_sandbox_child.py").read_text(encoding="utf-8")
+BACKENDS: tuple[str, ...] = ("bwrap", "fallback")
 
 
 @dataclass(frozen=True, slots=True)
 class SandboxResult:
-    """Outcome of one sandboxed run: `ok`, a reason when not ok, and whether it timed out."""
+    """Outcome of one sandboxed run.
+
+    `ok` is False when the run failed as a whole (`reason` says why: no compile, no function,
+    a crash, a timeout, a refused sandbox). For `run_calls`, `results` then holds one entry per
+    call, `{"value": plain JSON}` or `{"error": text}`, still to be compared by the caller; for
+    `run_tests`, `ok` is the (weaker) verdict of the tests.
+    """
 
     ok: bool
     reason: str = ""
     timed_out: bool = False
+    results: list[dict[str, Any]] | None = None
 
 
-_mode_lock = threading.Lock()
-_mode: str | None = None
+_backend_lock = threading.Lock()
+_backend: str | None = None
 
 
 def _nobody() -> tuple[int, int]:
@@ -81,82 +90,109 @@ def _nobody() -> tuple[int, int]:
         return 65534, 65534
 
 
-def _expose_paths() -> list[str]:
-    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(sys.executable)}
-    paths.update(p for p in sysconfig.get_paths().values() if p)
-    paths.update(p for p in sys.path if p and os.path.isabs(p))
-    return sorted(p for p in paths if os.path.exists(p))
+def _python(view: RuntimeView, cfg: dict[str, Any]) -> list[str]:
+    return [view.python, "-I", "-S", "-B", "-c", _CHILD_SOURCE, json.dumps(cfg)]
 
 
-def _command(mode: str, cfg: dict) -> list[str]:
-    base = [sys.executable, "-I", "-B", _CHILD, json.dumps(cfg)]
-    if mode != "namespace":
-        return base
+def _bwrap_argv(view: RuntimeView, cfg: dict[str, Any]) -> list[str]:
+    argv = [shutil.which("bwrap") or "bwrap", "--unshare-all", "--unshare-user"]
+    argv += ["--disable-userns", "--die-with-parent"]
+    for path in view.ro:
+        argv += ["--ro-bind", path, path]
+    for path in view.hide:
+        argv += ["--tmpfs", path, "--remount-ro", path]
+    for link, target in view.symlinks:
+        argv += ["--symlink", target, link]
+    argv += ["--proc", "/proc", "--dev", "/dev", "--size", str(DISK_BYTES), "--tmpfs", "/tmp"]
+    argv += ["--chdir", "/tmp", "--"]
+    return argv + _python(view, {**cfg, "stage": "bwrap"})
+
+
+def _command(backend: str, cfg: dict[str, Any], root_dir: str) -> list[str]:
+    view = runtime_view()
+    if backend == "bwrap":
+        argv = _bwrap_argv(view, cfg)
+        if os.geteuid() != 0:
+            return argv
+        uid, gid = _nobody()
+        pre = {"stage": "prestage", "expose": view.ro, "uid": uid, "gid": gid, "bwrap": argv}
+        return _python(view, pre)
     ns = ["unshare", "--fork", "--pid", "--kill-child", "--mount", "--net", "--mount-proc"]
-    if os.geteuid() != 0:
+    uid, gid = _nobody() if os.geteuid() == 0 else (None, None)
+    if uid is None:
         ns += ["--user", "--map-root-user"]
-    return [*ns, "--", *base]
+    fb = {**cfg, "stage": "fallback", "root": root_dir, "uid": uid, "gid": gid}
+    fb["view"] = {"ro": view.ro, "hide": view.hide, "symlinks": view.symlinks}
+    return [*ns, "--", *_python(view, fb)]
 
 
-def _run(mode: str, code: str, tests: list[str], entry_point: str, timeout: float) -> SandboxResult:
-    root = os.geteuid() == 0
-    uid, gid = _nobody() if root else (None, None)
-    scratch = tempfile.mkdtemp(prefix="rsi-checker-")
-    nonce = secrets.token_hex(16)
+def _run(backend: str, payload: dict[str, Any], timeout: float) -> SandboxResult:
+    if backend not in BACKENDS:
+        return SandboxResult(
+            False,
+            "no sandbox on this host, so the code was not run: install bubblewrap "
+            "(apt-get install bubblewrap), or util-linux `unshare` with user namespaces",
+        )
+    # The fallback's mount point for its new root (a tmpfs in the child's namespace only).
+    root_dir = tempfile.mkdtemp(prefix="rsi-checker-") if backend == "fallback" else ""
+    payload = {**payload, "nonce": secrets.token_hex(16)}
+    cfg = {
+        "memory": MEMORY_BYTES,
+        "nproc": NPROC,
+        "cpu": int(timeout) + 2,
+        "fsize": FILE_BYTES,
+        "disk": DISK_BYTES,
+    }
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": "/tmp",
+        "TMPDIR": "/tmp",
+        "LANG": "C.UTF-8",
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        # Lets tests find leftovers of this parent; the child never reads it.
+        "RSI_CHECKER_SANDBOX": str(os.getpid()),
+    }
     proc: subprocess.Popen[bytes] | None = None
     try:
-        payload = {"code": code, "tests": tests, "entry_point": entry_point, "nonce": nonce}
-        with open(os.path.join(scratch, ".payload.json"), "w", encoding="utf-8") as f:
-            json.dump(payload, f)
-        if uid is not None:
-            os.chown(scratch, uid, gid)
-        cfg = {
-            "mode": mode,
-            "scratch": scratch,
-            "uid": uid,
-            "gid": gid,
-            "memory": MEMORY_BYTES,
-            "nproc": NPROC,
-            "cpu": int(timeout) + 2,
-            "fsize": FILE_BYTES,
-            "disk": DISK_BYTES,
-            "expose": _expose_paths(),
-        }
-        env = {
-            "PATH": "/usr/local/bin:/usr/bin:/bin",
-            "HOME": scratch,
-            "TMPDIR": scratch,
-            "LANG": "C.UTF-8",
-            "OPENBLAS_NUM_THREADS": "1",
-            "OMP_NUM_THREADS": "1",
-            # Lets tests find leftovers of this parent; the child never reads it.
-            "RSI_CHECKER_SANDBOX": str(os.getpid()),
-        }
         deadline = time.monotonic() + timeout
         proc = subprocess.Popen(
-            _command(mode, cfg),
-            stdin=subprocess.DEVNULL,
+            _command(backend, cfg, root_dir),
+            stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            cwd=scratch,
+            stderr=subprocess.PIPE,  # only the start-up's errors: the child then closes it
+            cwd="/",
             env=env,
             start_new_session=True,
         )
+        data = json.dumps(payload).encode()
+        threading.Thread(target=_feed, args=(proc, data), daemon=True).start()
         out, timed_out = _read_until(proc, deadline)
         if timed_out:
             return SandboxResult(False, f"timed out after {timeout:g} s", True)
         rc = proc.wait()
-        return _interpret(out, nonce, rc)
+        return _interpret(out, payload["nonce"], rc, _stderr_tail(proc))
     except OSError as err:
         return SandboxResult(False, f"the sandbox could not run the code ({err.strerror or err})")
     finally:
         if proc is not None:
             _kill(proc)
-        shutil.rmtree(scratch, ignore_errors=True)
+        if root_dir:
+            with contextlib.suppress(OSError):
+                os.rmdir(root_dir)  # stays empty on the host
+
+
+def _feed(proc: subprocess.Popen[bytes], data: bytes) -> None:
+    """Write the payload to the child's stdin (a thread, so a stuck child cannot block us)."""
+    assert proc.stdin is not None
+    with contextlib.suppress(OSError):
+        proc.stdin.write(data)
+    with contextlib.suppress(OSError):
+        proc.stdin.close()
 
 
 def _read_until(proc: subprocess.Popen[bytes], deadline: float) -> tuple[bytes, bool]:
-    """Read the child's result channel until EOF or the deadline, keeping at most a small cap."""
+    """Read the child's result channel until EOF or the deadline, keeping at most a cap."""
     assert proc.stdout is not None
     buf = bytearray()
     with selectors.DefaultSelector() as sel:
@@ -167,7 +203,7 @@ def _read_until(proc: subprocess.Popen[bytes], deadline: float) -> tuple[bytes, 
                 return bytes(buf), True
             if not sel.select(left):
                 continue
-            chunk = os.read(proc.stdout.fileno(), 65536)
+            chunk = os.read(proc.stdout.fileno(), 1 << 16)
             if not chunk:
                 break
             if len(buf) < _RESULT_CAP:
@@ -185,70 +221,158 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
     with contextlib.suppress(subprocess.TimeoutExpired):
         proc.wait(5)
-    if proc.stdout is not None:
-        proc.stdout.close()
+    for pipe in (proc.stdout, proc.stderr):
+        if pipe is not None:
+            pipe.close()
 
 
-def _interpret(out: bytes, nonce: str, rc: int) -> SandboxResult:
+_NOT_ISOLATED = "the sandbox could not isolate the code, so it was not run: "
+
+
+def _stderr_tail(proc: subprocess.Popen[bytes]) -> str:
+    """The last line the sandbox wrote to stderr before the child closed it (e.g. bwrap's own
+    error), read without blocking, or ""."""
+    assert proc.stderr is not None
+    fd = proc.stderr.fileno()
+    os.set_blocking(fd, False)
+    try:
+        data = os.read(fd, 1 << 14)
+    except OSError:
+        return ""
+    lines = data.decode("utf-8", "replace").strip().splitlines()
+    return lines[-1][:200] if lines else ""
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _interpret(out: bytes, nonce: str, rc: int, err: str = "") -> SandboxResult:
     for raw in reversed(out.splitlines()):
         try:
-            msg = json.loads(raw)
-        except ValueError:
+            msg = json.loads(raw, parse_constant=_reject_constant)
+        except (ValueError, RecursionError):
             continue
-        if isinstance(msg, dict) and "setup_error" in msg:
-            return SandboxResult(False, "the sandbox could not start: " + _last_line(msg))
-        if isinstance(msg, dict) and msg.get("nonce") == nonce:
-            return SandboxResult(bool(msg.get("ok")), str(msg.get("reason", "")))
+        if not isinstance(msg, dict):
+            continue
+        if "setup_error" in msg:
+            lines = str(msg["setup_error"]).strip().splitlines() or ["unknown error"]
+            return SandboxResult(False, _NOT_ISOLATED + lines[-1])
+        if msg.get("nonce") != nonce:
+            continue
+        if isinstance(msg.get("fail"), str):
+            return SandboxResult(False, msg["fail"])
+        if isinstance(msg.get("results"), list):
+            return SandboxResult(True, results=msg["results"])
+        return SandboxResult(msg.get("ok") is True, str(msg.get("reason", "")))
     if rc < 0:
         name = signal.Signals(-rc).name if -rc in signal.Signals._value2member_map_ else -rc
         return SandboxResult(False, f"the code was killed by {name} (a resource limit?)")
-    return SandboxResult(False, f"the code exited without a verdict (exit code {rc})")
+    if err.startswith("bwrap: "):  # bubblewrap could not build the view: nothing ran
+        return SandboxResult(False, _NOT_ISOLATED + err)
+    said = f"; it said: {err}" if err else ""
+    return SandboxResult(False, f"the code exited without a verdict (exit code {rc}){said}")
 
 
-def _last_line(msg: dict) -> str:
-    lines = str(msg.get("setup_error", "")).strip().splitlines()
-    return lines[-1] if lines else "unknown error"
+_PROBE_CODE = """\
+import ctypes, os, socket
 
-
-def _probe(mode: str) -> bool:
-    """Whether `mode` works here and, for namespaces, really blocks writes outside scratch."""
-    outside = tempfile.mkdtemp(prefix="rsi-checker-probe-")
+def f(secret, sock, outside):
+    seen = []
     try:
-        os.chmod(outside, 0o777)  # writable for anyone: only the read-only view may stop it
-        target = os.path.join(outside, "x")
-        test = (
-            "import socket\n"
-            f"try:\n    open({target!r}, 'w').close()\nexcept OSError:\n    pass\n"
-            "else:\n    raise AssertionError('wrote outside the scratch directory')\n"
-            "try:\n    socket.create_connection(('127.0.0.1', 9), timeout=1)\n"
-            "except OSError:\n    pass\n"
-            "else:\n    raise AssertionError('network reachable')\n"
-            "assert f() == 1\n"
-        )
-        res = _run(mode, "def f():\n    return 1\n", [test], "f", 20.0)
-        return res.ok and not os.path.exists(target)
+        seen.append(open(secret).read())
+    except OSError:
+        pass
+    try:
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(sock)
+        seen.append("unix socket")
+    except OSError:
+        pass
+    try:
+        socket.create_connection(("127.0.0.1", 9), timeout=1)
+        seen.append("network")
+    except OSError:
+        pass
+    try:
+        open(outside, "w").close()
+        seen.append("wrote outside")
+    except OSError:
+        pass
+    if ctypes.CDLL(None).unshare(0x10000000 | 0x20000) == 0:
+        seen.append("unshare")
+    return seen
+"""
+
+
+def probe(backend: str) -> list[str]:
+    """What of the host `backend` lets code see here ([] when isolated), or why it cannot run.
+
+    Plants a 0644 file and a listening unix socket in a world-traversable, world-writable
+    directory and asks code in the sandbox to read, connect, reach the network, write there and
+    create user and mount namespaces.
+    """
+    where = tempfile.mkdtemp(prefix="rsi-checker-probe-")
+    server = socket.socket(socket.AF_UNIX)
+    try:
+        os.chmod(where, 0o777)  # anyone may enter and write: only the sandbox's view may stop it
+        secret = os.path.join(where, "secret")
+        Path(secret).write_text("host file")
+        os.chmod(secret, 0o644)
+        sock = os.path.join(where, "sock")
+        server.bind(sock)
+        os.chmod(sock, 0o777)
+        server.listen(1)
+        call = {"args": [secret, sock, os.path.join(where, "x")], "kwargs": {}}
+        payload = {"code": _PROBE_CODE, "entry_point": "f", "calls": [call]}
+        res = _run(backend, payload, 20.0)
+        if not res.ok or not res.results:
+            return [res.reason]
+        return list(res.results[0].get("value", [res.results[0].get("error")]))
     finally:
-        shutil.rmtree(outside, ignore_errors=True)
+        server.close()
+        shutil.rmtree(where, ignore_errors=True)
 
 
-def sandbox_mode() -> str:
-    """The sandbox mode used on this host: `"namespace"` or `"rlimits"` (probed once)."""
-    global _mode
-    with _mode_lock:
-        if _mode is None:
-            can_ns = sys.platform == "linux" and shutil.which("unshare") is not None
-            _mode = "namespace" if can_ns and _probe("namespace") else "rlimits"
-        return _mode
+def sandbox_backend() -> str:
+    """The backend judging code on this host: `"bwrap"`, `"fallback"` or `"none"` (probed once;
+    `"none"` refuses to run any code)."""
+    global _backend
+    with _backend_lock:
+        if _backend is None:
+            _backend = "none"
+            if sys.platform == "linux":
+                for name, tool in (("bwrap", "bwrap"), ("fallback", "unshare")):
+                    if shutil.which(tool) and probe(name) == []:
+                        _backend = name
+                        break
+        return _backend
+
+
+def run_calls(
+    code: str, entry_point: str, calls: list[dict[str, Any]], timeout: float = DEFAULT_TIMEOUT
+) -> SandboxResult:
+    """Run `code`, then call `entry_point(*args, **kwargs)` for each of `calls`
+    (`[{"args": [...], "kwargs": {...}}]`, plain JSON) in a sandboxed child; never raises.
+
+    The code runs with `__name__ == "__solution__"` (`if __name__ == "__main__":` blocks do not
+    run). The child returns only what each call returned, as plain JSON (exact dict with string
+    keys, list, str, int, float, bool, None: a tuple, a set or any subclass is an error for that
+    call), or the exception it raised; the caller decides the verdict.
+    """
+    payload = {"code": code, "entry_point": entry_point, "calls": calls}
+    return _run(sandbox_backend(), payload, timeout)
 
 
 def run_tests(
     code: str, tests: list[str], entry_point: str, timeout: float = DEFAULT_TIMEOUT
 ) -> SandboxResult:
-    """Run `code`, then each test, in a sandboxed child; never raises for anything the code does.
+    """Run `code`, then each free-form test, in a sandboxed child; never raises.
 
-    The code is executed with `__name__ == "__solution__"` (so `if __name__ == "__main__":`
-    blocks do not run), `entry_point` must then name a callable, and each test is executed in
-    the same namespace; a test that defines a new `check` function has it called with the entry
-    point (HumanEval style). The first failing test ends the run.
+    Weaker than `run_calls`: the verdict is decided inside the untrusted process, so code that
+    tampers with its interpreter (an object equal to everything, patched builtins) can pass.
+    Each test is executed in the code's namespace; a test that defines a new `check` function
+    has it called with the entry point (HumanEval style). The first failing test ends the run.
     """
-    return _run(sandbox_mode(), code, tests, entry_point, timeout)
+    payload = {"code": code, "entry_point": entry_point, "tests": tests}
+    return _run(sandbox_backend(), payload, timeout)

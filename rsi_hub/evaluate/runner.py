@@ -491,6 +491,8 @@ def _run_suite(
     import lm_eval
     from lm_eval.tasks import TaskManager
 
+    from rsi_hub.checker import sandbox_backend
+
     metadata: dict[str, Any] = {"pretrained": str(run)}
     if max_gen_toks is not None:
         metadata["max_gen_toks"] = max_gen_toks
@@ -539,6 +541,7 @@ def _run_suite(
         "weights_sha256": weights,
         "weights_files": weight_files,
         "checker_version": checker_version,
+        "sandbox_backend": sandbox_backend(),  # which sandbox ran code_tests (bwrap/fallback)
         "system_prompt_id": system.id,
         "system_prompt_sha256": system.sha256,
         "generation": generation if suite.generates else {"apply_chat_template": True},

@@ -5,7 +5,8 @@ RUN/eval/<suite>/
   results.json           lm-eval's results (per-task metrics, configs, versions, n-samples)
   samples_<task>.jsonl   one line per document: lm-eval's sample log (doc_id, doc, arguments,
                          resps, filtered_resps, doc_hash, prompt_hash, per-document metrics)
-  meta.json              what was scored and how: weights sha256, checker version, system
+  meta.json              what was scored and how: weights sha256, checker version, sandbox
+                         backend that ran code_tests ("bwrap" or "fallback"), system
                          prompt id, generation settings, limit, backend, versions, timing
 ```
 """

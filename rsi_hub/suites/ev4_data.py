@@ -34,8 +34,14 @@ def _choice(letter: str) -> dict[str, Any]:
     return {"type": "choice", "answer": letter}
 
 
-def _code(entry_point: str, *tests: str) -> dict[str, Any]:
-    return {"type": "code_tests", "entry_point": entry_point, "tests": list(tests)}
+def _code(entry_point: str, *cases: tuple[list[Any], Any]) -> dict[str, Any]:
+    """A `code_tests` check from (args, expected value) pairs: the `cases` form, judged outside
+    the tested code (free-form asserts could be passed by tampering with the interpreter)."""
+    return {
+        "type": "code_tests",
+        "entry_point": entry_point,
+        "cases": [{"args": args, "expect": expect} for args, expect in cases],
+    }
 
 
 def _tool(name: str, args: Any) -> dict[str, Any]:
@@ -94,19 +100,20 @@ CODE: list[Entry] = [
      "same forwards and backwards when case and non-alphanumeric characters are ignored."
      + _CODE_NOTE,
      [_code("is_palindrome",
-            "assert is_palindrome('A man, a plan, a canal: Panama') is True",
-            "assert is_palindrome('hello') is False",
-            "assert is_palindrome('') is True",
-            "assert is_palindrome('No lemon, no melon') is True")],
+            (["A man, a plan, a canal: Panama"], True),
+            (["hello"], False),
+            ([""], True),
+            (["No lemon, no melon"], True))],
      "```python\ndef is_palindrome(s):\n    chars = [c.lower() for c in s if c.isalnum()]\n"
      "    return chars == chars[::-1]\n```"),
     ("code", "Write a Python function `fizzbuzz(n)` that returns a list of strings for the numbers "
      "1 to n: 'Fizz' for multiples of 3, 'Buzz' for multiples of 5, 'FizzBuzz' for multiples of "
      "both, and the number itself otherwise." + _CODE_NOTE,
      [_code("fizzbuzz",
-            "assert fizzbuzz(5) == ['1', '2', 'Fizz', '4', 'Buzz']",
-            "assert fizzbuzz(15)[-1] == 'FizzBuzz'",
-            "assert fizzbuzz(0) == []")],
+            ([5], ["1", "2", "Fizz", "4", "Buzz"]),
+            ([15], ["1", "2", "Fizz", "4", "Buzz", "Fizz", "7", "8", "Fizz", "Buzz", "11",
+                    "Fizz", "13", "14", "FizzBuzz"]),
+            ([0], []))],
      "```python\ndef fizzbuzz(n):\n    out = []\n    for i in range(1, n + 1):\n"
      "        if i % 15 == 0:\n            out.append('FizzBuzz')\n        elif i % 3 == 0:\n"
      "            out.append('Fizz')\n        elif i % 5 == 0:\n            out.append('Buzz')\n"
@@ -115,25 +122,25 @@ CODE: list[Entry] = [
      "distinct value in a list of numbers, or None if there are fewer than two distinct values."
      + _CODE_NOTE,
      [_code("second_largest",
-            "assert second_largest([3, 1, 4, 1, 5, 9]) == 5",
-            "assert second_largest([7, 7, 7]) is None",
-            "assert second_largest([]) is None",
-            "assert second_largest([-2, -5]) == -5")],
+            ([[3, 1, 4, 1, 5, 9]], 5),
+            ([[7, 7, 7]], None),
+            ([[]], None),
+            ([[-2, -5]], -5))],
      "```python\ndef second_largest(nums):\n    distinct = sorted(set(nums), reverse=True)\n"
      "    return distinct[1] if len(distinct) >= 2 else None\n```"),
     ("code", "Write a Python function `word_count(text)` that returns a dict mapping each "
      "lower-cased word (split on white space) to the number of times it occurs." + _CODE_NOTE,
      [_code("word_count",
-            "assert word_count('the cat and The dog') == {'the': 2, 'cat': 1, 'and': 1, 'dog': 1}",
-            "assert word_count('') == {}")],
+            (["the cat and The dog"], {"the": 2, "cat": 1, "and": 1, "dog": 1}),
+            ([""], {}))],
      "```python\ndef word_count(text):\n    counts = {}\n    for word in text.lower().split():\n"
      "        counts[word] = counts.get(word, 0) + 1\n    return counts\n```"),
     ("code", "Write a Python function `flatten(items)` that flattens arbitrarily nested lists into "
      "one flat list, keeping the order of the elements." + _CODE_NOTE,
      [_code("flatten",
-            "assert flatten([1, [2, [3, [4]], 5]]) == [1, 2, 3, 4, 5]",
-            "assert flatten([]) == []",
-            "assert flatten([[], [[]], 'ab']) == ['ab']"),
+            ([[1, [2, [3, [4]], 5]]], [1, 2, 3, 4, 5]),
+            ([[]], []),
+            ([[[], [[]], "ab"]], ["ab"])),
       {"type": "regex", "pattern": r"def flatten\("}],
      "```python\ndef flatten(items):\n    out = []\n    for item in items:\n"
      "        if isinstance(item, list):\n            out.extend(flatten(item))\n        else:\n"
@@ -141,10 +148,10 @@ CODE: list[Entry] = [
     ("code", "Write a Python function `roman_to_int(s)` that converts a Roman numeral such as "
      "'MCMXCIV' to an integer." + _CODE_NOTE,
      [_code("roman_to_int",
-            "assert roman_to_int('III') == 3",
-            "assert roman_to_int('IX') == 9",
-            "assert roman_to_int('MCMXCIV') == 1994",
-            "assert roman_to_int('LVIII') == 58")],
+            (["III"], 3),
+            (["IX"], 9),
+            (["MCMXCIV"], 1994),
+            (["LVIII"], 58))],
      "```python\ndef roman_to_int(s):\n    values = {'I': 1, 'V': 5, 'X': 10, 'L': 50, 'C': 100, "
      "'D': 500, 'M': 1000}\n    total = 0\n    for i, ch in enumerate(s):\n"
      "        value = values[ch]\n        if i + 1 < len(s) and values[s[i + 1]] > value:\n"
@@ -153,9 +160,9 @@ CODE: list[Entry] = [
      "pairs and returns the merged, sorted list of overlapping intervals (touching intervals "
      "such as [1, 2] and [2, 3] merge)." + _CODE_NOTE,
      [_code("merge_intervals",
-            "assert merge_intervals([[1, 3], [2, 6], [8, 10], [15, 18]]) == [[1, 6], [8, 10], [15, 18]]",
-            "assert merge_intervals([[1, 4], [4, 5]]) == [[1, 5]]",
-            "assert merge_intervals([]) == []"),
+            ([[[1, 3], [2, 6], [8, 10], [15, 18]]], [[1, 6], [8, 10], [15, 18]]),
+            ([[[1, 4], [4, 5]]], [[1, 5]]),
+            ([[]], [])),
       {"type": "regex", "pattern": r"(?m)^def merge_intervals\("}],
      "```python\ndef merge_intervals(intervals):\n    merged = []\n"
      "    for start, end in sorted(intervals):\n        if merged and start <= merged[-1][1]:\n"
