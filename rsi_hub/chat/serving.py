@@ -57,7 +57,7 @@ def _read_text(path: Path, fix: str) -> str:
         ) from err
 
 
-def _read_json(path: Path, fix: str) -> dict[str, Any]:
+def read_json_object(path: Path, fix: str) -> dict[str, Any]:
     """The JSON object in `path`; anything else is a `ServingContractError` naming file and fix."""
     text = _read_text(path, fix)
     try:
@@ -101,7 +101,7 @@ def write_serving_files(folder: str | Path) -> None:
     _write_text_atomic(folder / SYSTEM_PROMPT_FILE, load_system_prompt())
     _write_json(folder / SERVING_CONFIG_FILE, load_serving_config())
 
-    tokenizer_config = _read_json(tokenizer_config_path, _tokenizer_fix(folder))
+    tokenizer_config = read_json_object(tokenizer_config_path, _tokenizer_fix(folder))
     tokenizer_config.update(
         {
             "chat_template": template,
@@ -119,7 +119,7 @@ def write_serving_files(folder: str | Path) -> None:
     # An unreadable file is replaced: every field the contract needs is written below.
     with contextlib.suppress(ServingContractError):
         if generation_path.is_file():
-            generation = _read_json(generation_path, "")
+            generation = read_json_object(generation_path, "")
     # Sampling knobs would only trigger "do_sample is False" warnings; greedy is the contract.
     for key in ("temperature", "top_p", "top_k", "_from_model_config"):
         generation.pop(key, None)
@@ -160,7 +160,7 @@ def _config_problems(folder: Path) -> list[str]:
     fix = f"save the model's config into {folder} again (model.config.save_pretrained)"
     if not path.is_file():
         return [f"{path}: missing; {fix}."]
-    model_type = _read_json(path, fix).get("model_type")
+    model_type = read_json_object(path, fix).get("model_type")
     if not isinstance(model_type, str) or not model_type:
         return [f"{path}: field model_type is {model_type!r}, must name the architecture; {fix}."]
     return []
@@ -170,7 +170,7 @@ def _tokenizer_config_problems(folder: Path, template: str, fix: str) -> list[st
     path = folder / TOKENIZER_CONFIG_FILE
     if not path.is_file():
         return [f"{path}: missing; {_tokenizer_fix(folder)}."]
-    tokenizer_config = _read_json(path, _tokenizer_fix(folder))
+    tokenizer_config = read_json_object(path, _tokenizer_fix(folder))
     problems = []
     if tokenizer_config.get("chat_template") != template:
         problems.append(
@@ -189,7 +189,7 @@ def _tokenizer_problems(folder: Path) -> list[str]:
     path = folder / TOKENIZER_FILE
     if not path.is_file():
         return [f"{path}: missing; save a fast tokenizer into {folder}."]
-    ids = _tokenizer_ids(_read_json(path, _tokenizer_fix(folder)))
+    ids = _tokenizer_ids(read_json_object(path, _tokenizer_fix(folder)))
     return [
         f"{path}: token {token} has id {ids.get(token)}, must be {expected}; "
         "this tokenizer does not match the base model's: use the base model's "
@@ -203,7 +203,7 @@ def _generation_problems(folder: Path, fix: str) -> list[str]:
     path = folder / GENERATION_CONFIG_FILE
     if not path.is_file():
         return [f"{path}: missing; {fix}."]
-    generation = _read_json(path, fix)
+    generation = read_json_object(path, fix)
     eos = generation.get("eos_token_id")
     eos_ids = eos if isinstance(eos, list) else [eos]
     problems = []
@@ -252,7 +252,7 @@ def _serving_config_problems(folder: Path, fix: str) -> list[str]:
     path = folder / SERVING_CONFIG_FILE
     if not path.is_file():
         return [f"{path}: missing; {fix}."]
-    if _read_json(path, fix) != load_serving_config():
+    if read_json_object(path, fix) != load_serving_config():
         return [f"{path}: differs from the card's serving settings; {fix}."]
     return []
 
