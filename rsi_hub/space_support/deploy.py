@@ -82,6 +82,8 @@ def deploy_space(
     from huggingface_hub import CommitOperationAdd, HfApi
     from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
 
+    from rsi_hub.hubnet import failure_reason, unreachable_errors
+
     files = space_files()
     deployment = SpaceDeployment(space_id, files)
     if dry_run:
@@ -90,6 +92,7 @@ def deploy_space(
             log(f"  add {path}")
         return deployment
     api = api or HfApi()
+    done = "nothing was deployed"  # what a failure leaves on the Hub (the commit is atomic)
     try:
         api.create_repo(
             space_id, repo_type="space", space_sdk="gradio", private=private, exist_ok=True
@@ -103,13 +106,15 @@ def deploy_space(
             repo_type="space",
             commit_message="Deploy the RSIAgent-Delta chat app",
         )
+        done = f"the app was deployed ({info.commit_url}) but MODEL_ID was not set"
         if model_id:
             api.add_space_variable(space_id, "MODEL_ID", model_id)
     except OfflineModeIsEnabled as err:
         raise RsiHubError("HF_HUB_OFFLINE=1 is set: unset it to deploy the Space.") from err
-    except (HfHubHTTPError, OSError) as err:
+    except (HfHubHTTPError, OSError, *unreachable_errors()) as err:
         raise RsiHubError(
-            f"deploying the Space {space_id} failed ({err}); run the command again."
+            f"deploying the Space {space_id} failed: {failure_reason(err)}; {done}; run the "
+            "command again."
         ) from err
     log(
         f"deployed {len(files)} files to https://huggingface.co/spaces/{space_id} ({info.commit_url})"
