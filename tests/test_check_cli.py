@@ -211,6 +211,24 @@ def test_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert "nope.jsonl: cannot read the file (No such file or directory)" in err
 
 
+@pytest.mark.parametrize("content", ["", "\n  \n"])
+@pytest.mark.parametrize("joined", [False, True])
+def test_empty_file_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, joined: bool
+) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text(content, encoding="utf-8")
+    argv = ["check", str(empty)]
+    if joined:
+        argv += ["--responses", str(write_jsonl(tmp_path / "r.jsonl", []))]
+    code, out, err = run(argv, capsys)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"rsi-hub check: error: {empty}: no rows to judge (the file is empty or only blank "
+        "lines); pass a JSONL file with one row per response.\n"
+    )
+
+
 def test_help_lists_check(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as info:
         main(["--help"])

@@ -250,3 +250,17 @@ def test_raw_lm_eval_cli(tiny_run: Path, tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "if818" in done.stdout and "pass_count" in done.stdout
+
+
+def test_eval_on_a_folder_that_is_not_a_model(tmp_path: Path, capsys) -> None:
+    """One line saying what the folder lacks, not a list of serving-file fixes."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "README.md").write_text("not a model\n")
+    assert main(["eval", str(folder), "--limit", "1"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == (
+        f"rsi-hub eval: error: {folder}: not a model folder (no config.json / weights); pass a "
+        "run directory (what `rsi-hub train` or `rsi-hub tiny` writes) or a staged release.\n"
+    )
+    assert not (folder / "eval").exists()

@@ -89,3 +89,71 @@ def test_every_problem_listed_then_fix_repairs(run_copy: Path, capsys) -> None:
 def test_write_serving_files_needs_a_tokenizer(tmp_path: Path) -> None:
     with pytest.raises(ServingContractError, match=r"tokenizer_config\.json is missing"):
         write_serving_files(tmp_path)
+
+
+TOKENIZER_FIX = "save the tokenizer into {run} again (tokenizer.save_pretrained)."
+CONFIG_FIX = "save the model's config into {run} again (model.config.save_pretrained)."
+VALIDATE_FIX = "run `rsi-hub validate {run} --fix` to rewrite the serving files."
+
+
+@pytest.mark.parametrize(
+    ("file_name", "content", "problem"),
+    [
+        ("tokenizer_config.json", b"[]", "holds a JSON list, must be an object of fields; "),
+        ("generation_config.json", b"null", "holds a JSON null, must be an object of fields; "),
+        ("tokenizer.json", b"\xff\xfe{}", "not UTF-8 text (byte 0: invalid start byte); "),
+        (
+            "chat_template.jinja",
+            b"{{ \xc3 }}",
+            "not UTF-8 text (byte 3: invalid continuation byte); ",
+        ),
+        (
+            "config.json",
+            b'{"model_type": "nemotron_h", "hidden',
+            "not valid JSON (Unterminated string starting at: line 1 column 30); ",
+        ),
+        ("config.json", b"{}", "field model_type is None, must name the architecture; "),
+    ],
+)
+def test_unreadable_file_is_one_clear_problem(
+    run_copy: Path, capsys, file_name: str, content: bytes, problem: str
+) -> None:
+    """Each of these was a traceback (or, for config.json, "serving contract OK") before."""
+    (run_copy / file_name).write_bytes(content)
+    fix = {"tokenizer": TOKENIZER_FIX, "config": CONFIG_FIX}.get(
+        file_name.split(".")[0].split("_")[0], VALIDATE_FIX
+    )
+    assert main(["validate", str(run_copy)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        f"rsi-hub validate: error: {run_copy} breaks the serving contract:\n"
+        f"  - {run_copy / file_name}: {problem}{fix.format(run=run_copy)}\n"
+    )
+
+
+def test_fix_rewrites_an_unreadable_generation_config(run_copy: Path, capsys) -> None:
+    (run_copy / "generation_config.json").write_text("null")
+    assert main(["validate", str(run_copy), "--fix"]) == 0
+    assert capsys.readouterr().out == f"{run_copy}: serving contract OK\n"
+    generation = json.loads((run_copy / "generation_config.json").read_text())
+    assert generation["eos_token_id"] == [11, 2]
+
+
+@pytest.mark.parametrize(
+    ("remove", "lacks"),
+    [
+        (("config.json", "model.safetensors"), "config.json / weights"),
+        (("config.json",), "config.json"),
+        (("model.safetensors",), "weights (model*.safetensors)"),
+    ],
+)
+def test_not_a_model_folder(run_copy: Path, remove: tuple[str, ...], lacks: str) -> None:
+    for name in remove:
+        (run_copy / name).unlink()
+    with pytest.raises(ServingContractError) as err:
+        validate_model_folder(run_copy)
+    assert str(err.value) == (
+        f"{run_copy}: not a model folder (no {lacks}); pass a run directory (what "
+        "`rsi-hub train` or `rsi-hub tiny` writes) or a staged release."
+    )

@@ -2,7 +2,8 @@
 
 This package is the only place that knows the special tokens and their ids, loads the template
 files from `templates/`, renders conversations and writes or validates the serving files of a
-model folder. It imports nothing else of rsi_hub except the error classes.
+model folder. It imports nothing else of rsi_hub but the error classes and `rsi_hub.hashing`
+(a leaf: which files are the weights).
 """
 
 from rsi_hub.chat.serving import validate_model_folder, write_serving_files

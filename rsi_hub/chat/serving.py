@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +28,12 @@ from rsi_hub.chat.tokens import (
     UNK_TOKEN,
 )
 from rsi_hub.errors import ServingContractError
+from rsi_hub.hashing import WEIGHTS_GLOB, weight_shards
 
 TOKENIZER_CONFIG_FILE = "tokenizer_config.json"
 TOKENIZER_FILE = "tokenizer.json"
 GENERATION_CONFIG_FILE = "generation_config.json"
+MODEL_CONFIG_FILE = "config.json"
 FIX_HINT = "run `rsi-hub validate {folder} --fix` to rewrite the serving files"
 
 
@@ -44,11 +48,34 @@ def _write_json(path: Path, data: dict[str, Any]) -> None:
     _write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
-def _read_json(path: Path) -> dict[str, Any]:
+def _read_text(path: Path, fix: str) -> str:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise ServingContractError(
+            f"{path}: not UTF-8 text (byte {err.start}: {err.reason}); {fix}."
+        ) from err
+
+
+def read_json_object(path: Path, fix: str) -> dict[str, Any]:
+    """The JSON object in `path`; anything else is a `ServingContractError` naming file and fix."""
+    text = _read_text(path, fix)
+    try:
+        data = json.loads(text)
     except json.JSONDecodeError as err:
-        raise ServingContractError(f"{path}: not valid JSON ({err}).") from err
+        raise ServingContractError(
+            f"{path}: not valid JSON ({err.msg}: line {err.lineno} column {err.colno}); {fix}."
+        ) from err
+    if not isinstance(data, dict):
+        kind = "null" if data is None else type(data).__name__
+        raise ServingContractError(
+            f"{path}: holds a JSON {kind}, must be an object of fields; {fix}."
+        )
+    return data
+
+
+def _tokenizer_fix(folder: Path) -> str:
+    return f"save the tokenizer into {folder} again (tokenizer.save_pretrained)"
 
 
 def write_serving_files(folder: str | Path) -> None:
@@ -74,7 +101,7 @@ def write_serving_files(folder: str | Path) -> None:
     _write_text_atomic(folder / SYSTEM_PROMPT_FILE, load_system_prompt())
     _write_json(folder / SERVING_CONFIG_FILE, load_serving_config())
 
-    tokenizer_config = _read_json(tokenizer_config_path)
+    tokenizer_config = read_json_object(tokenizer_config_path, _tokenizer_fix(folder))
     tokenizer_config.update(
         {
             "chat_template": template,
@@ -88,7 +115,11 @@ def write_serving_files(folder: str | Path) -> None:
     _write_json(tokenizer_config_path, tokenizer_config)
 
     generation_path = folder / GENERATION_CONFIG_FILE
-    generation = _read_json(generation_path) if generation_path.is_file() else {}
+    generation: dict[str, Any] = {}
+    # An unreadable file is replaced: every field the contract needs is written below.
+    with contextlib.suppress(ServingContractError):
+        if generation_path.is_file():
+            generation = read_json_object(generation_path, "")
     # Sampling knobs would only trigger "do_sample is False" warnings; greedy is the contract.
     for key in ("temperature", "top_p", "top_k", "_from_model_config"):
         generation.pop(key, None)
@@ -105,100 +136,159 @@ def write_serving_files(folder: str | Path) -> None:
 
 
 def _tokenizer_ids(tokenizer_json: dict[str, Any]) -> dict[str, int]:
-    ids = {entry["content"]: entry["id"] for entry in tokenizer_json.get("added_tokens", [])}
-    vocab = tokenizer_json.get("model", {}).get("vocab", {})
+    added = tokenizer_json.get("added_tokens", [])
+    entries = added if isinstance(added, list) else []
+    ids = {e.get("content"): e.get("id") for e in entries if isinstance(e, dict)}
+    model = tokenizer_json.get("model")
+    vocab = model.get("vocab", {}) if isinstance(model, dict) else {}
     if isinstance(vocab, dict):
         for token in SPECIAL_TOKEN_IDS:
             ids.setdefault(token, vocab.get(token))
     return ids
 
 
+def _text_problems(path: Path, expected: str, what: str, fix: str) -> list[str]:
+    if not path.is_file():
+        return [f"{path}: missing; {fix}."]
+    if _read_text(path, fix) != expected:
+        return [f"{path}: {what}; {fix}."]
+    return []
+
+
+def _config_problems(folder: Path) -> list[str]:
+    path = folder / MODEL_CONFIG_FILE
+    fix = f"save the model's config into {folder} again (model.config.save_pretrained)"
+    if not path.is_file():
+        return [f"{path}: missing; {fix}."]
+    model_type = read_json_object(path, fix).get("model_type")
+    if not isinstance(model_type, str) or not model_type:
+        return [f"{path}: field model_type is {model_type!r}, must name the architecture; {fix}."]
+    return []
+
+
+def _tokenizer_config_problems(folder: Path, template: str, fix: str) -> list[str]:
+    path = folder / TOKENIZER_CONFIG_FILE
+    if not path.is_file():
+        return [f"{path}: missing; {_tokenizer_fix(folder)}."]
+    tokenizer_config = read_json_object(path, _tokenizer_fix(folder))
+    problems = []
+    if tokenizer_config.get("chat_template") != template:
+        problems.append(
+            f"{path}: field chat_template is not byte-identical to "
+            f"{CHAT_TEMPLATE_FILE} (other tools read only this copy); {fix}."
+        )
+    if tokenizer_config.get("eos_token") != IM_END_TOKEN:
+        problems.append(
+            f"{path}: field eos_token is {tokenizer_config.get('eos_token')!r}, "
+            f"must be {IM_END_TOKEN!r}; {fix}."
+        )
+    return problems
+
+
+def _tokenizer_problems(folder: Path) -> list[str]:
+    path = folder / TOKENIZER_FILE
+    if not path.is_file():
+        return [f"{path}: missing; save a fast tokenizer into {folder}."]
+    ids = _tokenizer_ids(read_json_object(path, _tokenizer_fix(folder)))
+    return [
+        f"{path}: token {token} has id {ids.get(token)}, must be {expected}; "
+        "this tokenizer does not match the base model's: use the base model's "
+        "tokenizer (or rebuild the tiny one with `rsi-hub tiny`)."
+        for token, expected in SPECIAL_TOKEN_IDS.items()
+        if ids.get(token) != expected
+    ]
+
+
+def _generation_problems(folder: Path, fix: str) -> list[str]:
+    path = folder / GENERATION_CONFIG_FILE
+    if not path.is_file():
+        return [f"{path}: missing; {fix}."]
+    generation = read_json_object(path, fix)
+    eos = generation.get("eos_token_id")
+    eos_ids = eos if isinstance(eos, list) else [eos]
+    problems = []
+    if any(i not in eos_ids for i in STOP_TOKEN_IDS):
+        problems.append(
+            f"{path}: field eos_token_id is {eos!r}, must hold both stop ids "
+            f"{list(STOP_TOKEN_IDS)} (<|im_end|> and </s>); {fix}."
+        )
+    if generation.get("do_sample") is not False:
+        problems.append(f"{path}: field do_sample must be false (greedy); {fix}.")
+    return problems
+
+
 def serving_contract_problems(folder: str | Path) -> list[str]:
-    """Every way `folder` breaks the serving contract, one message each (file, field, fix)."""
+    """Every way `folder` breaks the serving contract, one message each (file, field, fix).
+
+    A file that cannot be read (not UTF-8, not JSON, not a JSON object) is one problem naming
+    the file and the fix; the other files are still checked.
+    """
     folder = Path(folder)
     fix = FIX_HINT.format(folder=folder)
-    problems: list[str] = []
     template = load_chat_template()
-
-    template_path = folder / CHAT_TEMPLATE_FILE
-    if not template_path.is_file():
-        problems.append(f"{template_path}: missing; {fix}.")
-    elif template_path.read_text(encoding="utf-8") != template:
-        problems.append(f"{template_path}: differs from the served template; {fix}.")
-
-    prompt_path = folder / SYSTEM_PROMPT_FILE
-    if not prompt_path.is_file():
-        problems.append(f"{prompt_path}: missing; {fix}.")
-    elif prompt_path.read_text(encoding="utf-8") != load_system_prompt():
-        problems.append(f"{prompt_path}: is not k0 byte for byte; {fix}.")
-
-    serving_path = folder / SERVING_CONFIG_FILE
-    if not serving_path.is_file():
-        problems.append(f"{serving_path}: missing; {fix}.")
-    elif _read_json(serving_path) != load_serving_config():
-        problems.append(f"{serving_path}: differs from the card's serving settings; {fix}.")
-
-    config_path = folder / TOKENIZER_CONFIG_FILE
-    if not config_path.is_file():
-        problems.append(f"{config_path}: missing; save the tokenizer into {folder}.")
-    else:
-        tokenizer_config = _read_json(config_path)
-        if tokenizer_config.get("chat_template") != template:
-            problems.append(
-                f"{config_path}: field chat_template is not byte-identical to "
-                f"{CHAT_TEMPLATE_FILE} (other tools read only this copy); {fix}."
-            )
-        if tokenizer_config.get("eos_token") != IM_END_TOKEN:
-            problems.append(
-                f"{config_path}: field eos_token is {tokenizer_config.get('eos_token')!r}, "
-                f"must be {IM_END_TOKEN!r}; {fix}."
-            )
-
-    tokenizer_path = folder / TOKENIZER_FILE
-    if not tokenizer_path.is_file():
-        problems.append(f"{tokenizer_path}: missing; save a fast tokenizer into {folder}.")
-    else:
-        ids = _tokenizer_ids(_read_json(tokenizer_path))
-        for token, expected in SPECIAL_TOKEN_IDS.items():
-            if ids.get(token) != expected:
-                problems.append(
-                    f"{tokenizer_path}: token {token} has id {ids.get(token)}, must be {expected}; "
-                    "this tokenizer does not match the base model's: use the base model's "
-                    "tokenizer (or rebuild the tiny one with `rsi-hub tiny`)."
-                )
-
-    generation_path = folder / GENERATION_CONFIG_FILE
-    if not generation_path.is_file():
-        problems.append(f"{generation_path}: missing; {fix}.")
-    else:
-        generation = _read_json(generation_path)
-        eos = generation.get("eos_token_id")
-        eos_ids = eos if isinstance(eos, list) else [eos]
-        missing = [i for i in STOP_TOKEN_IDS if i not in eos_ids]
-        if missing:
-            problems.append(
-                f"{generation_path}: field eos_token_id is {eos!r}, must hold both stop ids "
-                f"{list(STOP_TOKEN_IDS)} (<|im_end|> and </s>); {fix}."
-            )
-        if generation.get("do_sample") is not False:
-            problems.append(f"{generation_path}: field do_sample must be false (greedy); {fix}.")
+    checks: list[Callable[[], list[str]]] = [
+        lambda: _config_problems(folder),
+        lambda: _text_problems(
+            folder / CHAT_TEMPLATE_FILE, template, "differs from the served template", fix
+        ),
+        lambda: _text_problems(
+            folder / SYSTEM_PROMPT_FILE, load_system_prompt(), "is not k0 byte for byte", fix
+        ),
+        lambda: _serving_config_problems(folder, fix),
+        lambda: _tokenizer_config_problems(folder, template, fix),
+        lambda: _tokenizer_problems(folder),
+        lambda: _generation_problems(folder, fix),
+    ]
+    problems: list[str] = []
+    for check in checks:
+        try:
+            problems += check()
+        except ServingContractError as err:  # an unreadable file: its message names file and fix
+            problems.append(str(err))
     return problems
+
+
+def _serving_config_problems(folder: Path, fix: str) -> list[str]:
+    path = folder / SERVING_CONFIG_FILE
+    if not path.is_file():
+        return [f"{path}: missing; {fix}."]
+    if read_json_object(path, fix) != load_serving_config():
+        return [f"{path}: differs from the card's serving settings; {fix}."]
+    return []
+
+
+def not_a_model_folder(folder: str | Path) -> str | None:
+    """Why `folder` is not a model folder (no `config.json`, no weights), or None when it is one."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return f"{folder}: not a folder; pass a run directory."
+    lacks = [MODEL_CONFIG_FILE] if not (folder / MODEL_CONFIG_FILE).is_file() else []
+    if not weight_shards(folder):
+        lacks.append("weights" if lacks else f"weights ({WEIGHTS_GLOB})")
+    if not lacks:
+        return None
+    return (
+        f"{folder}: not a model folder (no {' / '.join(lacks)}); pass a run directory (what "
+        "`rsi-hub train` or `rsi-hub tiny` writes) or a staged release."
+    )
 
 
 def validate_model_folder(folder: str | Path) -> None:
     """Check that a model folder honours the serving contract of card section 1.
 
-    Checks the template files (both copies byte-identical to the served template), k0, the
-    serving settings, the special-token ids of the tokenizer, `eos_token`, and both stop ids in
+    Checks that it is a model folder at all (`config.json` with a `model_type`, weights), then
+    the template files (both copies byte-identical to the served template), k0, the serving
+    settings, the special-token ids of the tokenizer, `eos_token`, and both stop ids in
     `generation_config.json`. Release and eval call this before they trust a folder.
 
     Raises:
-        ServingContractError: listing every problem found, each naming the file, the field and
-            the fix.
+        ServingContractError: not a model folder (one line), or listing every problem found,
+            each naming the file, the field and the fix.
     """
     folder = Path(folder)
-    if not folder.is_dir():
-        raise ServingContractError(f"{folder}: not a folder; pass a run directory.")
+    reason = not_a_model_folder(folder)
+    if reason is not None:
+        raise ServingContractError(reason)
     problems = serving_contract_problems(folder)
     if problems:
         listed = "\n  - ".join(problems)

@@ -54,6 +54,12 @@ def run(args: argparse.Namespace) -> int:
         rows = load_judge_rows(args.file, args.responses)
     except RowError as err:
         raise CheckInputError(str(err)) from err
+    if not rows:
+        # Exit 0 with an empty table would read as "judged, nothing failed".
+        raise CheckInputError(
+            f"{args.file}: no rows to judge (the file is empty or only blank lines); pass a "
+            "JSONL file with one row per response."
+        )
     bar = tqdm(
         rows,
         desc="checking",

@@ -53,7 +53,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--force",
         action="store_true",
-        help="replace a non-empty --out that is not a staged release",
+        help=(
+            "also delete files a previous staging in --out did not write (a folder that is not "
+            "a staged release, or that holds the run, is never replaced)"
+        ),
     )
     parser.set_defaults(func=run)
 

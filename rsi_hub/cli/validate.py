@@ -10,7 +10,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "validate",
         help="check a run or release folder against the serving contract (card section 1)",
         description=(
-            "Check that a model folder has the served chat template in chat_template.jinja and, "
+            "Check that a model folder (config.json with model_type, model*.safetensors) has the "
+            "served chat template in chat_template.jinja and, "
             "byte-identical, in tokenizer_config.json; k0 in system_prompt.txt; the card's "
             "serving_config.json; <|im_end|> at id 11 as eos_token; and generation_config.json "
             "stopping on ids 11 and 2 with greedy decoding. Exit 0 when it does, 2 with one line "

@@ -117,6 +117,39 @@ def facts_root() -> Path:
     return templates_dir().parent / "release"
 
 
+def check_release_name(name: str) -> str:
+    """`name` when it is a plain folder name under `release/` (it also names the staging folder).
+
+    Raises:
+        ReleaseError: empty, `.`/`..`, hidden, or holding a path separator.
+    """
+    if not name or name.startswith(".") or Path(name).name != name or "\\" in name:
+        raise ReleaseError(
+            f"--name {name!r}: not a plain folder name under release/ (no '/', '\\', '..' or "
+            "leading '.'); pass the name of a facts folder, e.g. --name tiny."
+        )
+    return name
+
+
+def check_repo_id(repo_id: str, where: str) -> str:
+    """`repo_id` when huggingface_hub accepts it as a repository id; `where` names its source.
+
+    Raises:
+        ReleaseError: not `NAME` or `ORG/NAME` of letters, digits, `-`, `_`, `.` (no `..`).
+    """
+    from huggingface_hub.errors import HFValidationError
+    from huggingface_hub.utils import validate_repo_id
+
+    try:
+        validate_repo_id(repo_id)
+    except HFValidationError as err:
+        raise ReleaseError(
+            f"{where} {repo_id!r}: not a Hub repository id ({' '.join(str(err).split())}); "
+            "give ORG/NAME of letters, digits, '-', '_' and '.'."
+        ) from err
+    return repo_id
+
+
 def _load_yaml(path: Path) -> dict[str, Any]:
     if not path.is_file():
         raise ReleaseError(f"{path}: missing; every release folder needs it (see release/tiny/).")
@@ -199,10 +232,11 @@ def load_facts(name: str, root: str | Path | None = None) -> Facts:
     """Load and check the facts folder `release/<name>/` (or `<root>/<name>/`).
 
     Raises:
-        ReleaseError: the folder or one of its files is missing or malformed (names the file).
+        ReleaseError: `name` is not a plain folder name, or the folder or one of its files is
+            missing or malformed (names the file).
     """
     folder = Path(root) if root is not None else facts_root()
-    folder = folder / name
+    folder = folder / check_release_name(name)
     if not folder.is_dir():
         raise ReleaseError(
             f"{folder}: no facts folder for release {name!r}; create it (copy release/tiny/ and "
@@ -223,7 +257,9 @@ def load_facts(name: str, root: str | Path | None = None) -> Facts:
     return Facts(
         folder=folder,
         name=name,
-        repo_id=_need(release, "repo_id", str, release_path),
+        repo_id=check_repo_id(
+            _need(release, "repo_id", str, release_path), f"{release_path}: field repo_id"
+        ),
         title=_need(release, "title", str, release_path),
         intro=list(_need(release, "intro", list, release_path)),
         hub_metadata=dict(metadata),

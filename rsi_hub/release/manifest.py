@@ -134,15 +134,42 @@ def read_manifest(folder: str | Path) -> Manifest:
         raise ReleaseError(f"{path}: malformed ({err!r}); {fix}.") from err
 
 
-def manifest_problems(folder: str | Path, manifest: Manifest) -> list[str]:
-    """Every file missing, extra, or of another size or sha256 than the manifest says."""
+def folder_entries(folder: str | Path) -> list[str]:
+    """Every entry below `folder` but its sub-folders, as sorted relative POSIX paths.
+
+    Symlinks are listed (to files or folders alike) and never followed.
+    """
+    found = []
+    for parent, dirs, files in os.walk(folder):
+        links = [d for d in dirs if os.path.islink(os.path.join(parent, d))]
+        found += [os.path.relpath(os.path.join(parent, n), folder) for n in [*files, *links]]
+    return sorted(Path(rel).as_posix() for rel in found)
+
+
+def manifest_problems(folder: str | Path, manifest: Manifest, *, fresh: bool = False) -> list[str]:
+    """Every file missing, extra, a symlink, or of another size or sha256 than the manifest says.
+
+    Args:
+        folder: the staged release.
+        manifest: its manifest.
+        fresh: hash every byte again instead of trusting this process's digest cache, which
+            keys on (device, inode, size, mtime): an edit that restores the mtime slips past it.
+            The check right before a push uses it.
+    """
     folder = Path(folder)
     fix = "stage the release again with `rsi-hub release RUN`"
-    on_disk = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
-    on_disk.discard(MANIFEST_FILE)
+    entries = folder_entries(folder)
+    links = [rel for rel in entries if (folder / rel).is_symlink()]
+    # A push uploads what a link points to, which may be anything on this machine.
     problems = [
+        f"{folder / rel}: a symlink (to {os.readlink(folder / rel)}); a release holds real files "
+        f"only, and a push would send whatever the link points to; {fix}."
+        for rel in links
+    ]
+    on_disk = set(entries) - set(links) - {MANIFEST_FILE}
+    problems += [
         f"{folder / rel}: listed in {MANIFEST_FILE} but missing; {fix}."
-        for rel in sorted(set(manifest.files) - on_disk)
+        for rel in sorted(set(manifest.files) - on_disk - set(links))
     ]
     problems += [
         f"{folder / rel}: not listed in {MANIFEST_FILE}; remove it or {fix}."
@@ -156,7 +183,10 @@ def manifest_problems(folder: str | Path, manifest: Manifest) -> list[str]:
         for rel in present
         if rel not in sized
     ]
-    digests = cached_sha256([folder / rel for rel in sized])
+    paths = [folder / rel for rel in sized]
+    digests = (
+        {Path(p): d for p, d in sha256_files(paths).items()} if fresh else cached_sha256(paths)
+    )
     problems += [
         f"{folder / rel}: sha256 {digests[folder / rel][:12]}… but {MANIFEST_FILE} says "
         f"{manifest.files[rel].sha256[:12]}… (changed or corrupted after staging); {fix}."

@@ -15,12 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from rsi_hub.errors import ReleaseError
+from rsi_hub.hubnet import failure_reason, unreachable_errors
 from rsi_hub.release.manifest import (
     MANIFEST_FILE,
     FileEntry,
     Manifest,
     cached_sha256,
     git_blob_sha1,
+    manifest_problems,
     read_manifest,
 )
 
@@ -30,6 +32,12 @@ RETRY_HINT = (
     "nothing was committed unless the commit itself had completed; run the same command again "
     "to finish (only files missing or different on the Hub are sent)"
 )
+# What a failure at each step of the push has left on the Hub (the commit is atomic).
+PUSHED_BY_STEP = {
+    "prepare": "nothing was pushed",
+    "commit": "the commit was being sent: it landed whole or not at all",
+    "verify": "the commit landed, but checking the Hub's copy did not finish",
+}
 
 
 @dataclass(frozen=True)
@@ -163,6 +171,15 @@ def _open_release_pr(api: Any, repo_id: str, title: str) -> int | None:
     return None
 
 
+def push_failure(folder: Path, repo_id: str, err: BaseException, step: str) -> str:
+    """One line: which push failed, why, what is on the Hub now (`step`), and what to do."""
+    return (
+        f"pushing {folder} to {repo_id} failed: {failure_reason(err)}; {PUSHED_BY_STEP[step]}; "
+        "run the same command again when the Hub is reachable: it sends only files missing or "
+        "different there, then checks every file."
+    )
+
+
 def make_api() -> Any:
     """The `HfApi` the push uses; it takes the token from `HF_TOKEN` or the saved login."""
     from huggingface_hub import HfApi
@@ -190,8 +207,10 @@ def push_release(
         log: receives one line per step.
 
     Raises:
-        ReleaseError: no token, offline mode, a Hub error, or a remote file that does not match
-            after the push (each with what to do next).
+        ReleaseError: a staged file changed since staging (hashed again, byte for byte), no
+            token, offline mode, a Hub error or an unreachable Hub (one line saying what was
+            pushed), or a remote file that does not match after the push (each with what to do
+            next).
     """
     from huggingface_hub import get_token
     from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
@@ -199,6 +218,13 @@ def push_release(
     folder = Path(folder)
     manifest = read_manifest(folder)
     repo_id = repo_id or manifest.repo_id
+    # Byte for byte, not through the digest cache: an edit that restored the mtime would pass it.
+    changed = manifest_problems(folder, manifest, fresh=True)
+    if changed:
+        raise ReleaseError(
+            f"{folder} no longer matches its {MANIFEST_FILE} (nothing was pushed):\n  - "
+            + "\n  - ".join(changed)
+        )
     if get_token() is None:
         raise ReleaseError(
             "no Hugging Face token: log in with `hf auth login` or set HF_TOKEN in the environment "
@@ -206,6 +232,7 @@ def push_release(
         )
     api = api or make_api()
     title = commit_title(manifest)
+    step = "prepare"
     try:
         url = api.create_repo(repo_id, repo_type="model", private=private, exist_ok=True)
         log(f"repository {url} ready ({'private' if private else 'public'} when created)")
@@ -218,6 +245,7 @@ def push_release(
         )
         commit_url = pr_url = None
         if not plan.empty:
+            step = "commit"
             info = api.create_commit(
                 repo_id,
                 commit_operations(folder, plan),
@@ -226,6 +254,7 @@ def push_release(
                 revision=revision,
                 create_pr=create_pr and revision is None,
             )
+            step = "verify"
             commit_url, pr_url = info.commit_url, info.pr_url
             if create_pr and info.pr_num is not None:
                 revision = f"refs/pr/{info.pr_num}"
@@ -236,8 +265,8 @@ def push_release(
             "HF_HUB_OFFLINE=1 is set, so huggingface_hub refuses every request to the Hub; unset "
             f"it to push. {folder} is staged and validated; nothing was pushed."
         ) from err
-    except (HfHubHTTPError, OSError) as err:
-        raise ReleaseError(f"pushing {folder} to {repo_id} failed ({err}); {RETRY_HINT}.") from err
+    except (HfHubHTTPError, OSError, *unreachable_errors()) as err:
+        raise ReleaseError(push_failure(folder, repo_id, err, step)) from err
     if problems:
         raise ReleaseError(
             f"after the push, the Hub copy of {repo_id} does not match {folder}:\n  - "

@@ -23,12 +23,14 @@ from rsi_hub.hashing import BLOCK_SIZE, WEIGHTS_GLOB, manifest_sha256, weight_sh
 from rsi_hub.release.card import render_card
 from rsi_hub.release.eval_results import SuiteResult, read_eval_results
 from rsi_hub.release.evidence import TRAINING_EVIDENCE_FILE, evidence_problems, read_evidence
-from rsi_hub.release.facts import LICENSE_FILE, Facts, load_facts
+from rsi_hub.release.facts import LICENSE_FILE, Facts, check_repo_id, load_facts
 from rsi_hub.release.manifest import (
     MANIFEST_FILE,
     Manifest,
     build_manifest,
     cached_sha256,
+    folder_entries,
+    read_manifest,
     remember_sha256,
 )
 
@@ -107,7 +109,7 @@ def link_or_copy(src: Path, dst: Path, sha256: str) -> str:
         ReleaseError: the copied bytes do not match `sha256`.
     """
     try:
-        os.link(src, dst)
+        os.link(src, dst)  # `src` is a real file, never a symlink (see `run_sources`)
         return "hardlink"
     except OSError as err:
         # Another file system (EXDEV), or one without hard links (EPERM on some mounts, ENOTSUP).
@@ -133,17 +135,79 @@ def default_out(run: Path, name: str) -> Path:
     return run.parent / f"release-{name}"
 
 
-def _prepare_out(out: Path, run: Path, force: bool) -> None:
-    if out.resolve() == run.resolve() or run.resolve() in out.resolve().parents:
-        raise ReleaseError(f"{out}: inside the run directory {run}; choose an --out outside it.")
-    if out.exists() and any(out.iterdir()) and not ((out / MANIFEST_FILE).is_file() or force):
+def run_file(run: Path, path: Path) -> Path:
+    """The real file staging reads for `path` of `run`: itself, or the file its symlink names.
+
+    Nothing a release ships may come from outside its run: a link such as
+    `tokenizer.model -> ~/secret` would be staged and pushed with the target's contents.
+
+    Raises:
+        ReleaseError: `path` is a symlink whose target lies outside the run.
+    """
+    if not path.is_symlink():
+        return path
+    target = path.resolve()
+    if not target.is_relative_to(run.resolve()):
         raise ReleaseError(
-            f"{out}: not empty and not a staged release; choose another --out or pass --force "
-            "to replace it."
+            f"{path}: a symlink to {target}, outside the run {run}; a release ships only the "
+            "run's own files: replace the link with a copy of the file if it belongs to the "
+            "model, or remove it."
+        )
+    return target
+
+
+def run_sources(run: Path) -> dict[str, Path]:
+    """Every file staging ships from `run`, by its name in the release -> the real file to read.
+
+    Symlinks inside the run are resolved here, once, so that hashing, hard-linking and copying
+    never follow a link (which could be retargeted in between).
+
+    Raises:
+        ReleaseError: a symlink leaves the run (see `run_file`).
+    """
+    names = [CONFIG_FILE, SAFETENSORS_INDEX, *RUN_FILES, *(p.name for p in weight_shards(run))]
+    return {name: run_file(run, run / name) for name in names if (run / name).is_file()}
+
+
+def _prepare_out(out: Path, run: Path, force: bool) -> None:
+    """Refuse an `out` whose replacement would delete the run or anything staging did not make."""
+    real_out, real_run = out.resolve(), run.resolve()
+    if real_out == real_run or real_run in real_out.parents:
+        raise ReleaseError(f"{out}: inside the run directory {run}; choose an --out outside it.")
+    if real_out in real_run.parents:
+        raise ReleaseError(
+            f"{out}: holds the run directory {run}, so replacing it would delete the run; choose "
+            "an --out beside the run (or leave it out: the default is release-NAME beside it)."
+        )
+    if not out.exists() and not out.is_symlink():
+        return
+    if not out.is_dir() or out.is_symlink():
+        raise ReleaseError(f"{out}: not a folder; choose another --out.")
+    present = folder_entries(out)
+    if not present:
+        return
+    if MANIFEST_FILE not in present:
+        raise ReleaseError(
+            f"{out}: not empty and not a staged release (no {MANIFEST_FILE}); rsi-hub only "
+            "replaces a folder it staged, --force or not: choose another --out or empty it."
+        )
+    try:
+        listed = read_manifest(out).files
+    except ReleaseError as err:  # a malformed marker is no proof that staging made the folder
+        raise ReleaseError(
+            f"{out}: not empty and its {MANIFEST_FILE} is malformed, so it may not be a staged "
+            "release; rsi-hub will not replace it: choose another --out or empty it."
+        ) from err
+    extra = sorted(set(present) - set(listed) - {MANIFEST_FILE})
+    if extra and not force:
+        raise ReleaseError(
+            f"{out}: a staged release that also holds {len(extra)} file(s) staging did not write "
+            f"({', '.join(extra[:3])}); move them out, or pass --force to delete them with it."
         )
 
 
-def _check_run(run: Path, facts: Facts) -> None:
+def _check_run(run: Path, facts: Facts) -> dict[str, Path]:
+    """Check the run; return `run_sources(run)` (checked before any of them is read)."""
     if not run.is_dir():
         raise ReleaseError(f"{run}: not a folder; pass a run directory (runs/NAME).")
     missing = [
@@ -156,34 +220,37 @@ def _check_run(run: Path, facts: Facts) -> None:
             f"{run}: missing {', '.join(missing)}; release a complete run directory "
             "(what `rsi-hub train` or `rsi-hub tiny` writes)."
         )
+    sources = run_sources(run)
     validate_model_folder(run)
     problems = evidence_problems(read_evidence(run), facts, run / TRAINING_EVIDENCE_FILE)
     if problems:
         raise ReleaseError(
             "the run's training evidence is incomplete:\n  - " + "\n  - ".join(problems)
         )
+    return sources
 
 
-def _place_weights(run: Path, building: Path, digests: dict[Path, str]) -> str:
-    """Link (or copy) the shards and copy their index; return the link mode."""
-    modes = {link_or_copy(src, building / src.name, digest) for src, digest in digests.items()}
-    if (run / SAFETENSORS_INDEX).is_file():
-        shutil.copyfile(run / SAFETENSORS_INDEX, building / SAFETENSORS_INDEX)
+def _place_weights(sources: dict[str, Path], building: Path, digests: dict[str, str]) -> str:
+    """Link (or copy) the shards (by name -> sha256) and copy their index; return the link mode."""
+    modes = {link_or_copy(sources[n], building / n, digest) for n, digest in digests.items()}
+    if SAFETENSORS_INDEX in sources:
+        shutil.copyfile(sources[SAFETENSORS_INDEX], building / SAFETENSORS_INDEX)
     return "+".join(sorted(modes))
 
 
-def _write_files(run: Path, building: Path, facts: Facts) -> list[str]:
+def _write_files(sources: dict[str, Path], building: Path, facts: Facts) -> list[str]:
     """`config.json` (without auto_map), the run's small files and the licence; return notes."""
     notes = []
-    config, stripped = strip_auto_map(json.loads((run / CONFIG_FILE).read_text(encoding="utf-8")))
+    config_text = sources[CONFIG_FILE].read_text(encoding="utf-8")
+    config, stripped = strip_auto_map(json.loads(config_text))
     if stripped:
         notes.append(
             f"{CONFIG_FILE}: removed auto_map (it points at code this release does not ship)"
         )
     (building / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
     for file_name in RUN_FILES:
-        if (run / file_name).is_file():
-            shutil.copyfile(run / file_name, building / file_name)
+        if file_name in sources:
+            shutil.copyfile(sources[file_name], building / file_name)
     (building / LICENSE_FILE).write_text(facts.license_text, encoding="utf-8")
     return notes
 
@@ -208,29 +275,32 @@ def stage_release(
         run: the run directory.
         name: the facts folder `release/<name>/` (default: the run's folder name).
         out: the staging folder (default: `release-<name>` beside the run). A previous staging
-            there is replaced; any other non-empty folder is refused unless `force`.
+            there is replaced; any other non-empty folder is refused, `force` or not, as are the
+            run itself, a folder inside it and one that holds it.
         repo_id: the Hub repository (default: the facts' `repo_id`).
-        force: replace a non-empty `out` that is not a staged release.
+        force: also delete files in a previously staged `out` that staging did not write.
         facts_root: the folder holding the facts folders (default: the repository's `release/`).
         log: receives one line per step.
 
     Raises:
         ReleaseError: a broken input (serving contract, evidence, eval results bound to other
-            weights, facts); the message names the file and the fix. Nothing is written then.
+            weights, facts, a symlink out of the run, a bad `name`, `repo_id` or `out`); the
+            message names the file and the fix. Nothing is written then.
     """
     run = Path(run)
-    name = name or run.name
+    name = name or Path(os.path.abspath(run)).name  # `.` names the folder it stands for
     facts = load_facts(name, facts_root)
-    if repo_id:
-        facts = dataclasses.replace(facts, repo_id=repo_id)
-    _check_run(run, facts)
+    if repo_id is not None:
+        facts = dataclasses.replace(facts, repo_id=check_repo_id(repo_id, "--repo-id"))
+    sources = _check_run(run, facts)
     out = Path(out) if out is not None else default_out(run, name)
     _prepare_out(out, run, force)
 
-    weights = weight_files(run)
+    weights = [p.name for p in weight_files(run)]
     log(f"hashing {len(weights)} weight file(s) of {run}")
-    digests = cached_sha256(weights)
-    weights_sha = manifest_sha256({p.name: digests[p] for p in weights})
+    real = cached_sha256([sources[n] for n in weights])
+    digests = {n: real[sources[n]] for n in weights}
+    weights_sha = manifest_sha256(digests)
     results = read_eval_results(run, weights_sha)
     log(f"weights sha256 {weights_sha}; evaluation results: {', '.join(results) or 'none'}")
 
@@ -239,8 +309,8 @@ def stage_release(
         shutil.rmtree(building)  # left by an interrupted staging
     building.mkdir(parents=True)
     try:
-        link_mode = _place_weights(run, building, {p: digests[p] for p in weights})
-        notes = _write_files(run, building, facts)
+        link_mode = _place_weights(sources, building, digests)
+        notes = _write_files(sources, building, facts)
         card = render_card(facts, results=results, weights_sha256=weights_sha)
         (building / README_FILE).write_text(card.text, encoding="utf-8")
         notes.extend(card.notes)

@@ -20,8 +20,8 @@ from typing import Any
 import yaml
 
 from rsi_hub.chat import STOP_TOKEN_IDS, load_system_prompt, render
-from rsi_hub.chat.serving import serving_contract_problems
-from rsi_hub.errors import ReleaseError
+from rsi_hub.chat.serving import read_json_object, serving_contract_problems
+from rsi_hub.errors import ReleaseError, ServingContractError
 from rsi_hub.release.evidence import TRAINING_EVIDENCE_FILE, evidence_problems, read_evidence
 from rsi_hub.release.facts import LICENSE_FILE, Facts
 from rsi_hub.release.manifest import (
@@ -53,7 +53,8 @@ def safetensors_tensor_names(path: Path) -> set[str]:
 
 def _weights_problems(folder: Path, manifest_sha: str) -> list[str]:
     try:
-        files = weight_files(folder)
+        # A symlinked shard is reported by the manifest check; hashing it would follow the link.
+        files = [p for p in weight_files(folder) if not p.is_symlink()]
     except ReleaseError as err:
         return [f"{err} Then {RESTAGE}."]
     problems = []
@@ -91,7 +92,10 @@ def _weights_problems(folder: Path, manifest_sha: str) -> list[str]:
 
 
 def _config_problems(folder: Path) -> list[str]:
-    config = json.loads((folder / CONFIG_FILE).read_text(encoding="utf-8"))
+    try:
+        config = read_json_object(folder / CONFIG_FILE, RESTAGE)
+    except ServingContractError:
+        return []  # unreadable: the serving contract check reports it, naming the file
     if "auto_map" in config:
         return [
             f"{folder / CONFIG_FILE}: has auto_map {config['auto_map']!r}, pointing at code this "

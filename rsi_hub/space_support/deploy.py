@@ -16,7 +16,15 @@ from rsi_hub.errors import RsiHubError
 
 SPACE_FILES = ("app.py", "README.md", "requirements.txt")
 # What `space/app.py` imports, directly or not; the rest of the package stays out of the Space.
-PACKAGE_PARTS = ("__init__.py", "py.typed", "errors.py", "chat", "checker", "space_support")
+PACKAGE_PARTS = (
+    "__init__.py",
+    "py.typed",
+    "errors.py",
+    "hashing.py",
+    "chat",
+    "checker",
+    "space_support",
+)
 
 
 @dataclass(frozen=True)
@@ -74,6 +82,8 @@ def deploy_space(
     from huggingface_hub import CommitOperationAdd, HfApi
     from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
 
+    from rsi_hub.hubnet import failure_reason, unreachable_errors
+
     files = space_files()
     deployment = SpaceDeployment(space_id, files)
     if dry_run:
@@ -82,6 +92,7 @@ def deploy_space(
             log(f"  add {path}")
         return deployment
     api = api or HfApi()
+    done = "nothing was deployed"  # what a failure leaves on the Hub (the commit is atomic)
     try:
         api.create_repo(
             space_id, repo_type="space", space_sdk="gradio", private=private, exist_ok=True
@@ -95,13 +106,15 @@ def deploy_space(
             repo_type="space",
             commit_message="Deploy the RSIAgent-Delta chat app",
         )
+        done = f"the app was deployed ({info.commit_url}) but MODEL_ID was not set"
         if model_id:
             api.add_space_variable(space_id, "MODEL_ID", model_id)
     except OfflineModeIsEnabled as err:
         raise RsiHubError("HF_HUB_OFFLINE=1 is set: unset it to deploy the Space.") from err
-    except (HfHubHTTPError, OSError) as err:
+    except (HfHubHTTPError, OSError, *unreachable_errors()) as err:
         raise RsiHubError(
-            f"deploying the Space {space_id} failed ({err}); run the command again."
+            f"deploying the Space {space_id} failed: {failure_reason(err)}; {done}; run the "
+            "command again."
         ) from err
     log(
         f"deployed {len(files)} files to https://huggingface.co/spaces/{space_id} ({info.commit_url})"
