@@ -18,6 +18,8 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from rsi_hub.checker.stream_safe import stream_safe
+
 if TYPE_CHECKING:
     from rsi_hub.checker.jsonutil import Fence, JsonParse
 
@@ -46,10 +48,11 @@ _ASCII_NON_ALNUM = bytes(b for b in range(128) if not chr(b).isalnum())
 
 
 def fold_text(s: str) -> str:
-    """NFKC and curly quotes to straight: N(s) without the white-space collapse."""
+    """NFKC (of the Stream-Safe form, so linear on any input) and curly quotes to straight:
+    N(s) without the white-space collapse."""
     if s.isascii():
         return s
-    s = unicodedata.normalize("NFKC", s)
+    s = unicodedata.normalize("NFKC", stream_safe(s))
     # `in` + `replace` per quote: C-speed scans, where str.translate on non-ASCII text goes
     # character by character through a Python mapping (tens of times slower).
     for curly, straight in _QUOTES:
@@ -78,7 +81,12 @@ def needle_pattern(needle: str, whole_words: bool) -> re.Pattern[str]:
 
 def normalize(s: str) -> str:
     """Light normalisation N(s): NFKC, curly quotes to straight, white-space runs to one space,
-    strip."""
+    strip.
+
+    NFKC runs on the text's Stream-Safe form (UAX #15, `stream_safe`): a run of more than 30
+    combining marks gets a U+034F after every 30, which keeps NFKC linear; shorter runs, i.e.
+    all human text, normalise exactly as plain NFKC.
+    """
     return " ".join(fold_text(s).split())
 
 
