@@ -37,9 +37,11 @@ of the function that implements it, and tested in tests/test_checker.py):
 - JSON: strict (no NaN/Infinity); at most 2,000,000 characters and 256 levels of nesting;
   every fenced block counts towards "exactly one", which is parsed only if its info string is
   empty or `json` and it is closed.
-- EV4 readings (numbers, option letters, regex restrictions, tool-call shapes, the refusal
-  phrase list, how code is extracted and run) are in `checks_ev4`, `checks_calls`, `safe_regex`,
-  `checks_code` and `sandbox`.
+- N(s) (1.1) runs NFKC on the Stream-Safe form of s (`stream_safe`: a U+034F after every 30
+  combining marks in a row), so normalisation is linear on any input.
+- EV4 readings (exact numbers of any size, option letters A-Z, RE2 patterns, tool-call shapes,
+  the refusal phrase list, how code is extracted and run) are in `checks_ev4`, `checks_calls`,
+  `re2_patterns`, `checks_code` and `sandbox`.
 
 This package is a leaf: it imports nothing else from rsi_hub.
 """

@@ -255,8 +255,7 @@ def check(response: str, checks: Sequence[Mapping[str, Any]]) -> Verdict:
     Raises `CheckError` (before judging) if a constraint is malformed, and `TypeError` if
     `response` is not a `str`. Any `str` response, however long, malformed or hostile, is judged
     without raising: it simply fails the constraints it does not meet. Pure and deterministic
-    (except `code_tests`, which runs code under a wall-clock limit, and `regex`, which fails a
-    search that exceeds its time guard).
+    (except `code_tests`, which runs code under a wall-clock limit).
     """
     types = _validate_all(checks)
     if type(response) is not str:
