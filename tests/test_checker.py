@@ -144,11 +144,30 @@ SENTENCES: list[Case] = [
     ("... !!! ???", {"type": "sent", "n": 0}, True, ""),  # pieces without letters or digits
     ("Version 2.0.1 is out.", {"type": "sent", "n": 1}, True, ""),
     ("1. First.\n2. Second.", {"type": "sent", "n": 4}, True, ""),  # "1." then space: a piece
+    # Checker 1.1: the last sentence is ended when no letter or digit follows the last . ! ?
+    ("", {"type": "sent", "n": 0}, True, ""),  # an empty t: 0 sentences, passes n = 0
+    ("- - -", {"type": "sent", "n": 0}, True, ""),
+    ("One. Two. **Three.**", {"type": "sent", "n": 3}, True, ""),  # trailing markup
+    ("Done. :)", {"type": "sent", "n": 1}, True, ""),  # an emoticon after the last sentence
+    ("Really?! 🙂", {"type": "sent", "n": 1}, True, ""),
+    ("*Note: done.*", {"type": "sent", "n": 1}, True, ""),
     (
-        "",
-        {"type": "sent", "n": 0},
+        "Hello :)",
+        {"type": "sent", "n": 1},
         False,
-        "expected 0 sentences ending in . ! or ?, got 0 but the text does not end with . ! or ?",
+        "expected 1 sentence ending in . ! or ?, got 1 but the text does not end with . ! or ?",
+    ),
+    (
+        "See file.txt",
+        {"type": "sent", "n": 1},
+        False,
+        "expected 1 sentence ending in . ! or ?, got 1 but the text does not end with . ! or ?",
+    ),
+    (
+        "It is **3.5**",
+        {"type": "sent", "n": 1},
+        False,
+        "expected 1 sentence ending in . ! or ?, got 1 but the text does not end with . ! or ?",
     ),
     ("One. Two. Three.", {"type": "sent", "n": 2}, False, "expected 2 sentences, got 3 (+1)"),
     (
@@ -278,7 +297,18 @@ LISTS: list[Case] = [
     ("", {"type": "bullet", "n": 0}, True, ""),
     ("1. a\n2. b\n3. c", {"type": "numbered", "n": 3}, True, ""),
     ("1) a\n2) b", {"type": "numbered", "n": 2}, True, ""),  # `1)` lists
-    ("1. a\n   1. sub\n2. b", {"type": "numbered", "n": 2}, True, ""),  # nested: not items
+    # Checker 1.1: up to 3 spaces of indentation (a CommonMark list item); 4 or a tab: not one.
+    ("  1. a\n   2. b", {"type": "numbered", "n": 2}, True, ""),
+    (" 1) a\n2) b", {"type": "numbered", "n": 2}, True, ""),
+    ("1. a\n    1. sub\n2. b", {"type": "numbered", "n": 2}, True, ""),  # 4 spaces: nested
+    ("1. a\n\t1. sub\n2. b", {"type": "numbered", "n": 2}, True, ""),  # a tab: nested
+    (
+        "1. a\n   1. sub\n2. b",
+        {"type": "numbered", "n": 2},
+        False,
+        "expected 2 numbered lines, got 3 (+1)",
+    ),  # 3 spaces: an item
+    ("   3. a\n   4. b", {"type": "numbered_start", "k": 3}, True, ""),
     ("Cost: 1.5 kg\n1.5 kg\n2023.\n1. a", {"type": "numbered", "n": 1}, True, ""),
     (
         "1. a\n3. b",

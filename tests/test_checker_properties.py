@@ -126,10 +126,17 @@ def test_never_raises_deterministic_and_independent(response: str, checks: list[
 
 
 def ref_sentences(t: str) -> tuple[int, bool]:
-    """(sentences, ends with a terminator) by walking the text character by character."""
+    """(sentences, last sentence ended) by walking the text character by character.
+
+    Ended (checker 1.1): no letter or digit after the last . ! or ? (or in t, if it has none).
+    """
     closers = "\"'”’)]"
     pieces, start, i, n = [], 0, 0, len(t)
-    ends = False
+    after_last = t
+    for j, ch in enumerate(t):
+        if ch in ".!?":
+            after_last = t[j + 1 :]
+    ends = not any(ch.isalnum() for ch in after_last)
     while i < n:
         if t[i] in ".!?":
             j = i
@@ -141,7 +148,6 @@ def ref_sentences(t: str) -> tuple[int, bool]:
             if k == n or t[k].isspace():
                 pieces.append(t[start:i])
                 start = k
-                ends = k == n
             i = k
         else:
             i += 1
@@ -164,9 +170,12 @@ def ref_word_count(t: str, word: str) -> int:
 @example("Wait... what?! No.")
 @example('He said "Stop." Then')
 @example("a.)")
+@example("One. Two. **Three.**")
+@example("Done. :)")
+@example("")
 def test_sentences_match_reference(response: str) -> None:
     ctx = Context(response)
-    assert (ctx.sentence_count(), ctx.ends_with_terminator()) == ref_sentences(ctx.t)
+    assert (ctx.sentence_count(), ctx.ends_properly()) == ref_sentences(ctx.t)
 
 
 @settings(max_examples=300, deadline=None)

@@ -26,9 +26,6 @@ if TYPE_CHECKING:
 # Curly to straight quotes, the only quote folding the spec asks for.
 _QUOTES = (("‘", "'"), ("’", "'"), ("“", '"'), ("”", '"'))
 
-#: Characters that may follow a run of . ! ? and still belong to its terminator.
-CLOSERS = "\"'”’)]"
-
 # A sentence: starts at its first letter or digit and runs to the next terminator (a run of
 # . ! ? plus closers, followed by white space or the end) or to the end. A . ! ? run that is
 # not followed by white space (3.5, e.g., "?!x") stays inside the sentence. One match per
@@ -41,6 +38,7 @@ _SENTENCE = re.compile(r"""[^\W_](?:[^.!?]++|[.!?]++["'”’)\]]*+(?!\s|\Z))*+"
 _PARA_BREAK = re.compile(r"\n(?:[^\S\n]*+\n)++")
 
 _WHITE = re.compile(r"\s")
+_ALNUM = re.compile(r"[^\W_]")
 
 # ASCII bytes that are not letters or digits: deleting them from an ASCII response leaves
 # nothing exactly when it holds no letter or digit, at memory speed.
@@ -228,9 +226,14 @@ class Context:
             self._sentences = v
         return v
 
-    def ends_with_terminator(self) -> bool:
-        """Whether `t` ends with a run of . ! ? optionally followed by closing quotes/brackets."""
-        return self.t.rstrip(CLOSERS)[-1:] in (".", "!", "?")
+    def ends_properly(self) -> bool:
+        """Whether the last sentence is ended: no letter or digit follows the last `.`, `!` or
+        `?` of `t` (trailing markup, quotes, brackets or an emoticon may: `**Three.**`,
+        `Done. :)`). A `t` without letters or digits, the empty one included, ends properly.
+        """
+        t = self.t
+        last = max(t.rfind("."), t.rfind("!"), t.rfind("?"))
+        return _ALNUM.search(t, last + 1) is None
 
     def paragraph_count(self) -> int:
         """Non-empty pieces of `t` separated by one or more blank lines."""
