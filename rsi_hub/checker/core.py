@@ -21,7 +21,7 @@ from rsi_hub.checker.params import KINDS, MISSING
 
 #: Version of the checker's semantics. Bumped whenever a verdict can change for some input, so
 #: that stored evaluation numbers can say which checker judged them.
-CHECKER_VERSION = "1.0"
+CHECKER_VERSION = "1.1"
 
 
 class CheckError(ValueError):
