@@ -21,19 +21,25 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import compress
 
+import re2
+
 #: U+034F COMBINING GRAPHEME JOINER: what UAX #15 inserts to break a run.
 CGJ = "\u034f"
 #: The most non-starters UAX #15 lets stand in a row.
 MAX_NON_STARTERS = 30
+
+# Marks the 2nd, 3rd ... non-starter of a character that decomposes into several, while a run
+# is cut into pieces; NUL is no non-starter, so it never occurs in a run itself.
+_MORE = "\x00"
 
 
 @dataclass(frozen=True, slots=True)
 class _Tables:
     lead: dict[str, int]  # non-starters at the start of the char's NFKD, where > 0
     trail: dict[str, int]  # non-starters at the end of the char's NFKD, where > 0
-    whole: frozenset[str]  # chars whose NFKD is non-starters only
-    run: re.Pattern[str]  # a run of `lead` chars long enough to reach past the limit
-    simple: re.Pattern[str]  # chars whose NFKD is exactly one non-starter
+    heavy: tuple[str, ...]  # `lead` chars worth more than one non-starter
+    partial: tuple[str, ...]  # `lead` chars whose NFKD also holds a starter (none in 14.0)
+    run: re2._Regexp  # on UTF-8: a run of `lead` chars long enough to pass the limit
 
 
 def _edge_count(decomposed: str) -> tuple[int, int]:
@@ -52,8 +58,16 @@ def _edge_count(decomposed: str) -> tuple[int, int]:
     return lead, trail
 
 
-def _char_class(chars: set[str]) -> str:
-    return "[" + "".join(re.escape(c) for c in sorted(chars)) + "]"
+def _re2_class(chars: set[str]) -> str:
+    """An RE2 character class of `chars`, as ranges of code points."""
+    points = sorted(map(ord, chars))
+    ranges: list[list[int]] = []
+    for cp in points:
+        if ranges and ranges[-1][1] == cp - 1:
+            ranges[-1][1] = cp
+        else:
+            ranges.append([cp, cp])
+    return "[" + "".join(f"\\x{{{a:x}}}-\\x{{{b:x}}}" for a, b in ranges) + "]"
 
 
 @lru_cache(maxsize=1)
@@ -70,69 +84,100 @@ def _tables() -> _Tables:
     decomposable = set(compress(code_points, map(unicodedata.decomposition, map(chr, code_points))))
     lead: dict[str, int] = {}
     trail: dict[str, int] = {}
-    whole: set[str] = set()
-    simple: set[str] = set()
-    for cp in marks | decomposable:
+    partial: list[str] = []
+    for cp in sorted(marks | decomposable):
         ch = chr(cp)
         d = unicodedata.normalize("NFKD", ch)
         first, last = _edge_count(d)
         if first:
             lead[ch] = first
+            if first < len(d):
+                partial.append(ch)
         if last:
             trail[ch] = last
-        if first == len(d):
-            whole.add(ch)
-            if first == 1:
-                simple.add(ch)
     # A run can pass the limit only if the char before it brings its trailing non-starters
     # and then enough `lead` chars follow: fewer than `shortest` of them never can.
     shortest = (MAX_NON_STARTERS - max(trail.values())) // max(lead.values()) + 1
+    options = re2.Options()
+    options.log_errors = False
     return _Tables(
         lead,
         trail,
-        frozenset(whole),
-        re.compile(f"{_char_class(set(lead))}{{{shortest},}}"),
-        re.compile(f"{_char_class(simple)}*"),
+        tuple(ch for ch, n in lead.items() if n > 1),
+        tuple(partial),
+        re2.compile(f"{_re2_class(set(lead))}{{{shortest},}}", options),
     )
 
 
-def _safe_run(run: str, count: int, t: _Tables) -> str:
-    """One run of `lead` chars in Stream-Safe form, `count` non-starters already before it."""
-    if t.simple.fullmatch(run):
-        # One non-starter per char: a CGJ after the first `30 - count`, then after every 30.
-        first = MAX_NON_STARTERS - count
-        head, rest = run[:first], run[first:]
-        chunks = [rest[i : i + MAX_NON_STARTERS] for i in range(0, len(rest), MAX_NON_STARTERS)]
-        return CGJ.join([head, *chunks]) if rest else run
+def _by_character(run: str, count: int, t: _Tables) -> str:
+    """UAX #15's process over one run, character by character (needed only when the run holds
+    a character whose NFKD mixes non-starters and starters, which Unicode 14 has none of)."""
     out: list[str] = []
-    lead, trail, whole = t.lead, t.trail, t.whole
-    for ch in run:  # UAX #15's process, character by character
-        n = lead[ch]
+    for ch in run:
+        n = t.lead[ch]
         if count + n > MAX_NON_STARTERS:
             out.append(CGJ)
             count = 0
         out.append(ch)
-        count = count + n if ch in whole else trail.get(ch, 0)
+        count = count + n if ch not in t.partial else t.trail.get(ch, 0)
     return "".join(out)
+
+
+def _safe_run(run: str, count: int, t: _Tables) -> str:
+    """One run of `lead` chars in Stream-Safe form, `count` non-starters already before it.
+
+    Every char of the run is nothing but non-starters, so the count only grows: each char
+    that is worth k non-starters is followed by k - 1 `_MORE` markers, and the run is cut
+    every 30 units, moved back to the start of a char when a cut would split one. One step
+    per piece, with C-speed string operations in between.
+    """
+    if any(ch in run for ch in t.partial):
+        return _by_character(run, count, t)
+    units = run
+    for ch in t.heavy:
+        if ch in units:
+            units = units.replace(ch, ch + _MORE * (t.lead[ch] - 1))
+    pieces: list[str] = []
+    start, room, end = 0, MAX_NON_STARTERS - count, len(units)
+    while start + room < end:
+        cut = start + room
+        while units[cut] == _MORE:  # never cut inside a character
+            cut -= 1
+        pieces.append(units[start:cut])
+        start, room = cut, MAX_NON_STARTERS
+    if not pieces:
+        return run
+    pieces.append(units[start:])
+    return CGJ.join(pieces).replace(_MORE, "")
+
+
+def _char_before(raw: bytes, end: int) -> str:
+    """The character that ends at byte `end` of UTF-8 `raw`."""
+    start = end - 1
+    while start > end - 4 and raw[start] & 0xC0 == 0x80:  # continuation bytes
+        start -= 1
+    return raw[start:end].decode("utf-8", "surrogatepass")
 
 
 def stream_safe(s: str) -> str:
     """`s` in the Stream-Safe Text Format: a CGJ wherever more than 30 non-starters (counted in
-    NFKD form) would follow each other; `s` itself when no run is that long. Linear time."""
+    NFKD form) would follow each other; `s` itself when no run is that long. Linear time: one
+    RE2 scan of the UTF-8 text finds the long runs, and only those are rebuilt."""
     if s.isascii():
         return s
     t = _tables()
+    raw = s.encode("utf-8", "surrogatepass")  # lone surrogates kept; no run holds one
     pieces: list[str] = []
     done = 0
-    for m in t.run.finditer(s):
-        start = m.start()
+    for m in t.run.finditer(raw):
+        start, end = m.span()
         # The char before a maximal run of `lead` chars is no `lead` char: the count it leaves
         # is its trailing non-starters (0 for a plain starter or the text's start).
-        before = t.trail.get(s[start - 1], 0) if start else 0
-        pieces.append(s[done:start])
-        pieces.append(_safe_run(m.group(), before, t))
-        done = m.end()
+        before = t.trail.get(_char_before(raw, start), 0) if start else 0
+        pieces.append(raw[done:start].decode("utf-8", "surrogatepass"))
+        pieces.append(_safe_run(raw[start:end].decode("utf-8"), before, t))
+        done = end
     if not pieces:
         return s
-    pieces.append(s[done:])
+    pieces.append(raw[done:].decode("utf-8", "surrogatepass"))
     return "".join(pieces)
