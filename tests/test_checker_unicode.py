@@ -135,3 +135,14 @@ def test_hostile_run_of_80000_marks_is_judged() -> None:
     verdict = check(hostile, [{"type": "contains", "text": "x"}, {"type": "char_max", "n": 5}])
     assert [r.passed for r in verdict.results] == [False, False]
     assert verdict.results[0].reason == "expected to contain 'x', not found"
+
+
+def test_tables_premises() -> None:
+    # stream_safe skips the scan when a text has fewer extra UTF-8 bytes than a long run
+    # needs: that holds only if every character that can extend a run takes 2 bytes or more.
+    from rsi_hub.checker.stream_safe import _tables
+
+    t = _tables()
+    assert min(len(ch.encode()) for ch in t.lead) >= 2
+    assert t.lead["\u0301"] == 1 and t.lead["\u0344"] == 2 and "\uff9e" in t.lead
+    assert t.trail["\u01c5"] == 1 and t.trail["\u1e09"] == 2 and "a" not in t.trail

@@ -39,6 +39,7 @@ _PARA_BREAK = re.compile(r"\n(?:[^\S\n]*+\n)++")
 
 _WHITE = re.compile(r"\s")
 _ALNUM = re.compile(r"[^\W_]")
+_ENDERS = frozenset(".!?")
 
 # ASCII bytes that are not letters or digits: deleting them from an ASCII response leaves
 # nothing exactly when it holds no letter or digit, at memory speed.
@@ -232,6 +233,8 @@ class Context:
         `Done. :)`). A `t` without letters or digits, the empty one included, ends properly.
         """
         t = self.t
+        if t[-1:] in _ENDERS:  # the common case: the text ends with its terminator
+            return True
         last = max(t.rfind("."), t.rfind("!"), t.rfind("?"))
         return _ALNUM.search(t, last + 1) is None
 

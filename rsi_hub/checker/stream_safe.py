@@ -39,6 +39,7 @@ class _Tables:
     trail: dict[str, int]  # non-starters at the end of the char's NFKD, where > 0
     heavy: tuple[str, ...]  # `lead` chars worth more than one non-starter
     partial: tuple[str, ...]  # `lead` chars whose NFKD also holds a starter (none in 14.0)
+    shortest: int  # fewer `lead` chars in a row can never pass the limit
     run: re2._Regexp  # on UTF-8: a run of `lead` chars long enough to pass the limit
 
 
@@ -105,6 +106,7 @@ def _tables() -> _Tables:
         trail,
         tuple(ch for ch, n in lead.items() if n > 1),
         tuple(partial),
+        shortest,
         re2.compile(f"{_re2_class(set(lead))}{{{shortest},}}", options),
     )
 
@@ -167,6 +169,10 @@ def stream_safe(s: str) -> str:
         return s
     t = _tables()
     raw = s.encode("utf-8", "surrogatepass")  # lone surrogates kept; no run holds one
+    # Every `lead` char is U+0300 or above, two UTF-8 bytes or more: a text with fewer extra
+    # bytes than a long run needs has none, which settles most text without a scan.
+    if len(raw) - len(s) < t.shortest:
+        return s
     pieces: list[str] = []
     done = 0
     for m in t.run.finditer(raw):
