@@ -804,6 +804,10 @@ BAD: list[tuple[object, str]] = [
     ([{"type": "regex", "pattern": r"end\Z"}], "write \\z for the end of the text"),
     ([{"type": "regex", "pattern": r"a++"}], "possessive quantifiers are not supported"),
     ([{"type": "number_eq", "value": float("inf")}], "parameter 'value' must be a finite number"),
+    (
+        [{"type": "number_eq", "value": 1, "tol": -(10**5000)}],
+        "parameter 'tol' must be a finite number >= 0, got <int too long to show> (int)",
+    ),
     ([{"type": "number_eq", "value": "3"}], "parameter 'value' must be a finite number"),
     ([{"type": "number_eq", "value": 3, "tol": -1}], "'tol' must be a finite number >= 0"),
     ([{"type": "code_tests", "entry_point": "1f", "tests": "assert 1"}], "a Python identifier"),

@@ -143,7 +143,10 @@ def _show(v: Any, limit: int = 60) -> str:
     try:
         s = json.dumps(v, ensure_ascii=False)
     except (TypeError, ValueError):
-        s = repr(v)
+        try:
+            s = repr(v)
+        except ValueError:  # an int past 4300 digits has no str() or repr()
+            s = f"<{type(v).__name__} too long to show>"
     return s if len(s) <= limit else s[: limit - 3] + "..."
 
 
