@@ -57,7 +57,8 @@ def _describe(err: re2.error) -> str:
     return msg
 
 
-@lru_cache(maxsize=1024)
+# Each compiled RE2 may grow a DFA cache of up to 8 MiB while it searches: keep a few hundred.
+@lru_cache(maxsize=256)
 def _compile(pattern: str) -> re2._Regexp | str:
     """The compiled pattern, or RE2's explanation of why it is refused."""
     try:
@@ -80,12 +81,18 @@ def pattern_problem(pattern: str) -> str | None:
     return None
 
 
+def compiled(pattern: str) -> re2._Regexp:
+    """`pattern` compiled by RE2 (cached); ValueError if RE2 refuses it (validation refuses
+    such patterns before any search, so a check never gets here with one)."""
+    rx = _compile(pattern)
+    if isinstance(rx, str):
+        raise ValueError(f"not an RE2 pattern: {rx}")
+    return rx
+
+
 def search_utf8(pattern: str, text_utf8: bytes) -> bool:
     """Whether the (validated) RE2 `pattern` matches anywhere in `text_utf8`."""
-    compiled = _compile(pattern)
-    if isinstance(compiled, str):  # validation refuses these before any search
-        raise ValueError(f"not an RE2 pattern: {compiled}")
-    return compiled.search(text_utf8) is not None
+    return compiled(pattern).search(text_utf8) is not None
 
 
 def utf8(text: str) -> bytes:

@@ -23,6 +23,8 @@ from itertools import compress
 
 import re2
 
+from rsi_hub.checker.re2_patterns import compiled, utf8
+
 #: U+034F COMBINING GRAPHEME JOINER: what UAX #15 inserts to break a run.
 CGJ = "\u034f"
 #: The most non-starters UAX #15 lets stand in a row.
@@ -99,15 +101,13 @@ def _tables() -> _Tables:
     # A run can pass the limit only if the char before it brings its trailing non-starters
     # and then enough `lead` chars follow: fewer than `shortest` of them never can.
     shortest = (MAX_NON_STARTERS - max(trail.values())) // max(lead.values()) + 1
-    options = re2.Options()
-    options.log_errors = False
     return _Tables(
         lead,
         trail,
         tuple(ch for ch, n in lead.items() if n > 1),
         tuple(partial),
         shortest,
-        re2.compile(f"{_re2_class(set(lead))}{{{shortest},}}", options),
+        compiled(f"{_re2_class(set(lead))}{{{shortest},}}"),
     )
 
 
@@ -168,7 +168,7 @@ def stream_safe(s: str) -> str:
     if s.isascii():
         return s
     t = _tables()
-    raw = s.encode("utf-8", "surrogatepass")  # lone surrogates kept; no run holds one
+    raw = utf8(s)  # lone surrogates kept as bytes; no run holds one
     # Every `lead` char is U+0300 or above, two UTF-8 bytes or more: a text with fewer extra
     # bytes than a long run needs has none, which settles most text without a scan.
     if len(raw) - len(s) < t.shortest:
