@@ -144,11 +144,30 @@ SENTENCES: list[Case] = [
     ("... !!! ???", {"type": "sent", "n": 0}, True, ""),  # pieces without letters or digits
     ("Version 2.0.1 is out.", {"type": "sent", "n": 1}, True, ""),
     ("1. First.\n2. Second.", {"type": "sent", "n": 4}, True, ""),  # "1." then space: a piece
+    # Checker 1.1: the last sentence is ended when no letter or digit follows the last . ! ?
+    ("", {"type": "sent", "n": 0}, True, ""),  # an empty t: 0 sentences, passes n = 0
+    ("- - -", {"type": "sent", "n": 0}, True, ""),
+    ("One. Two. **Three.**", {"type": "sent", "n": 3}, True, ""),  # trailing markup
+    ("Done. :)", {"type": "sent", "n": 1}, True, ""),  # an emoticon after the last sentence
+    ("Really?! 🙂", {"type": "sent", "n": 1}, True, ""),
+    ("*Note: done.*", {"type": "sent", "n": 1}, True, ""),
     (
-        "",
-        {"type": "sent", "n": 0},
+        "Hello :)",
+        {"type": "sent", "n": 1},
         False,
-        "expected 0 sentences ending in . ! or ?, got 0 but the text does not end with . ! or ?",
+        "expected 1 sentence ending in . ! or ?, got 1 but the text does not end with . ! or ?",
+    ),
+    (
+        "See file.txt",
+        {"type": "sent", "n": 1},
+        False,
+        "expected 1 sentence ending in . ! or ?, got 1 but the text does not end with . ! or ?",
+    ),
+    (
+        "It is **3.5**",
+        {"type": "sent", "n": 1},
+        False,
+        "expected 1 sentence ending in . ! or ?, got 1 but the text does not end with . ! or ?",
     ),
     ("One. Two. Three.", {"type": "sent", "n": 2}, False, "expected 2 sentences, got 3 (+1)"),
     (
@@ -278,7 +297,18 @@ LISTS: list[Case] = [
     ("", {"type": "bullet", "n": 0}, True, ""),
     ("1. a\n2. b\n3. c", {"type": "numbered", "n": 3}, True, ""),
     ("1) a\n2) b", {"type": "numbered", "n": 2}, True, ""),  # `1)` lists
-    ("1. a\n   1. sub\n2. b", {"type": "numbered", "n": 2}, True, ""),  # nested: not items
+    # Checker 1.1: up to 3 spaces of indentation (a CommonMark list item); 4 or a tab: not one.
+    ("  1. a\n   2. b", {"type": "numbered", "n": 2}, True, ""),
+    (" 1) a\n2) b", {"type": "numbered", "n": 2}, True, ""),
+    ("1. a\n    1. sub\n2. b", {"type": "numbered", "n": 2}, True, ""),  # 4 spaces: nested
+    ("1. a\n\t1. sub\n2. b", {"type": "numbered", "n": 2}, True, ""),  # a tab: nested
+    (
+        "1. a\n   1. sub\n2. b",
+        {"type": "numbered", "n": 2},
+        False,
+        "expected 2 numbered lines, got 3 (+1)",
+    ),  # 3 spaces: an item
+    ("   3. a\n   4. b", {"type": "numbered_start", "k": 3}, True, ""),
     ("Cost: 1.5 kg\n1.5 kg\n2023.\n1. a", {"type": "numbered", "n": 1}, True, ""),
     (
         "1. a\n3. b",
@@ -495,6 +525,38 @@ NUMBERS: list[Case] = [
         "expected 3.14 (±0.01), the last number is 3.2",
     ),
     ("H2O and x2", {"type": "number_eq", "value": 2}, False, "expected 2, found no number"),
+    # Checker 1.1: what a reader reads, exactly, at any size.
+    (
+        "The answer is 7e12345",
+        {"type": "number_eq", "value": 7},
+        False,
+        "expected 7, the last number is 7e12345",
+    ),
+    ("The answer is 7e12345", {"type": "number_eq", "value": 7 * 10**12345}, True, ""),
+    ("1.5e3 and 2E+2", {"type": "number_eq", "value": 200}, True, ""),
+    ("about 1.5e3", {"type": "number_eq", "value": 1500}, True, ""),
+    ("9" * 400, {"type": "number_eq", "value": int("9" * 400)}, True, ""),
+    (
+        "1" + "0" * 399,
+        {"type": "number_eq", "value": int("9" * 400)},
+        False,
+        f"expected {'9' * 37}..., the last number is {'1' + '0' * 56}...",
+    ),
+    ("9" * 400 + ".5", {"type": "number_eq", "value": int("9" * 400), "tol": 0.5}, True, ""),
+    ("9" * 400 + ".5", {"type": "number_eq", "value": int("9" * 400), "tol": 0.4}, False, None),
+    ("x = 1e-400", {"type": "number_eq", "value": 0, "tol": 1e-300}, True, ""),
+    ("x = 1e-400", {"type": "number_eq", "value": 0}, False, None),  # tiny is not zero
+    ("x = -1e-400", {"type": "number_eq", "value": 5e-324}, False, None),
+    ("x = 2e99999999999999999999", {"type": "number_eq", "value": 1e308}, False, None),
+    ("x = 2e-99999999999999999999", {"type": "number_eq", "value": 0, "tol": 5e-324}, True, ""),
+    ("x = 1/3", {"type": "number_eq", "value": 0.333, "tol": 0.001}, True, ""),
+    ("x = 1/3", {"type": "number_eq", "value": 0.333, "tol": 0.0003}, False, None),
+    (
+        "x = 1/0",
+        {"type": "number_eq", "value": 1},
+        False,
+        "expected 1, the last number '1/0' is not usable",
+    ),
     ("no digits", {"type": "number_eq", "value": 1}, False, "expected 1, found no number"),
     ("", {"type": "number_eq", "value": 0}, False, "expected 0, found no number"),
     ("The answer is (C).", {"type": "choice", "answer": "C"}, True, ""),
@@ -523,6 +585,18 @@ def test_numbers_and_choices(case: Case) -> None:
 EV4: list[Case] = [
     ("abc123", {"type": "regex", "pattern": r"\d+$"}, True, ""),
     ("ABC", {"type": "regex", "pattern": r"(?i)^abc$"}, True, ""),
+    # Checker 1.1: RE2, linear for any pattern (these took seconds to hours on Python's re).
+    ("a" * 30, {"type": "regex", "pattern": r"(?:a?){30}a{30}"}, True, ""),
+    ("a" * 29, {"type": "regex", "pattern": r"(?:a?){30}a{30}"}, False, None),
+    ("a" * 5000 + "!", {"type": "regex", "pattern": r"(a+)+b"}, False, None),
+    ("a" * 5000 + "b", {"type": "regex", "pattern": r"(a+)+b"}, True, ""),
+    ("ab" * 3000, {"type": "regex", "pattern": r"^(a|ab)*c"}, False, None),
+    ("٣", {"type": "regex", "pattern": r"\d"}, False, None),  # RE2's \d is ASCII
+    ("٣", {"type": "regex", "pattern": r"\pN"}, True, ""),
+    ("end", {"type": "regex", "pattern": r"end\z"}, True, ""),
+    ("x \ud800 y", {"type": "regex", "pattern": r"x . y"}, True, ""),  # a lone surrogate is
+    ("x \ud800 y", {"type": "regex", "pattern": r"x \pL y"}, False, None),  # one character
+    ("x é y", {"type": "regex", "pattern": r"x . y"}, True, ""),
     (
         "abc",
         {"type": "regex", "pattern": r"^\d+$"},
@@ -715,10 +789,25 @@ BAD: list[tuple[object, str]] = [
     ([{"type": "json_keys", "keys": "a"}], "must be a list of strings"),
     ([{"type": "json_keys", "keys": [1]}], "must be a list of strings"),
     ([{"type": "choice", "answer": "AB"}], "must be a single option letter A-Z"),
-    ([{"type": "regex", "pattern": "("}], "must be a valid regular expression"),
-    ([{"type": "regex", "pattern": "(a+)+b"}], "must not contain a variable quantifier"),
-    ([{"type": "regex", "pattern": "(a|ab)*c"}], "must not contain an alternation"),
-    ([{"type": "regex", "pattern": r"(a)\1"}], "backreferences are not allowed"),
+    # Checker 1.1: one letter A-Z; these upper-case to ASCII but are no option letters.
+    ([{"type": "choice", "answer": "ß"}], "must be a single option letter A-Z"),  # "SS"
+    ([{"type": "choice", "answer": "ı"}], "must be a single option letter A-Z"),  # "I"
+    ([{"type": "choice", "answer": "ſ"}], "must be a single option letter A-Z"),  # "S"
+    ([{"type": "choice", "answer": "1"}], "must be a single option letter A-Z"),
+    ([{"type": "regex", "pattern": "("}], "must be an RE2 regular expression"),
+    ([{"type": "regex", "pattern": r"(a)\1"}], "backreferences such as \\1 are not supported"),
+    ([{"type": "regex", "pattern": r"(?P<n>a)(?P=n)"}], "named backreferences (?P=name) are not"),
+    ([{"type": "regex", "pattern": r"a(?=b)"}], "look-around assertions are not supported"),
+    ([{"type": "regex", "pattern": r"a(?!b)"}], "look-around assertions are not supported"),
+    ([{"type": "regex", "pattern": r"(?<=a)b"}], "look-around assertions are not supported"),
+    ([{"type": "regex", "pattern": r"(?<!a)b"}], "look-around assertions are not supported"),
+    ([{"type": "regex", "pattern": r"end\Z"}], "write \\z for the end of the text"),
+    ([{"type": "regex", "pattern": r"a++"}], "possessive quantifiers are not supported"),
+    ([{"type": "number_eq", "value": float("inf")}], "parameter 'value' must be a finite number"),
+    (
+        [{"type": "number_eq", "value": 1, "tol": -(10**5000)}],
+        "parameter 'tol' must be a finite number >= 0, got <int too long to show> (int)",
+    ),
     ([{"type": "number_eq", "value": "3"}], "parameter 'value' must be a finite number"),
     ([{"type": "number_eq", "value": 3, "tol": -1}], "'tol' must be a finite number >= 0"),
     ([{"type": "code_tests", "entry_point": "1f", "tests": "assert 1"}], "a Python identifier"),

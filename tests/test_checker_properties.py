@@ -17,13 +17,25 @@ from rsi_hub.checker.context import Context, normalize
 # Any code point, lone surrogates included, plus an alphabet dense in the characters the
 # checks care about, so that structure (terminators, fences, tables, lists) actually occurs.
 ANY_TEXT = st.text(alphabet=st.characters(blacklist_categories=()), max_size=300)
-SPECIAL = ".!?\"')]”’“‘\n\r\t -*•|:`{}[],0123456789aAzZé\u0301ﬁ_ ＡⅫ\u00a0\u2028"
+SPECIAL = ".!?\"')]”’“‘\n\r\t -*•|:`{}[],/0123456789aAzZeé\u0301\u0316ǅﬁ_ ＡⅫ\u00a0\u2028\u034f"
 DENSE_TEXT = st.text(alphabet=SPECIAL, max_size=300)
 TEXT = st.one_of(ANY_TEXT, DENSE_TEXT)
 
 SMALL = st.integers(min_value=0, max_value=40)
 WORD = st.text(min_size=1, max_size=12).filter(lambda w: w.strip() != "")
-SAFE_PATTERNS = [r"\d+", r"^[A-Z]", r"(?i)hello", r"\.$", r"(?m)^- ", r"[^\w\s]{2,}", "a|b"]
+# RE2 patterns, including shapes that backtrack catastrophically in Python's re.
+PATTERNS = [
+    r"\d+",
+    r"^[A-Z]",
+    r"(?i)hello",
+    r"\.$",
+    r"(?m)^- ",
+    r"[^\w\s]{2,}",
+    "a|b",
+    r"(a+)+b",
+    r"(?:a?){30}a{30}",
+    r"(\w+\s?)*$",
+]
 
 
 def constraint_strategy(kind: str) -> st.SearchStrategy[dict]:
@@ -58,13 +70,15 @@ def constraint_strategy(kind: str) -> st.SearchStrategy[dict]:
         "number_eq": st.fixed_dictionaries(
             {
                 "value": st.one_of(
-                    st.integers(-(10**6), 10**6), st.floats(allow_nan=False, allow_infinity=False)
+                    st.integers(-(10**6), 10**6),
+                    st.integers(-(10**500), 10**500),
+                    st.floats(allow_nan=False, allow_infinity=False),
                 )
             },
             optional={"tol": st.floats(min_value=0, max_value=10)},
         ),
         "choice": st.fixed_dictionaries({"answer": st.sampled_from("ABCDEabcde")}),
-        "regex": st.fixed_dictionaries({"pattern": st.sampled_from(SAFE_PATTERNS)}),
+        "regex": st.fixed_dictionaries({"pattern": st.sampled_from(PATTERNS)}),
         "contains_any": st.fixed_dictionaries(
             {"texts": st.lists(st.text(max_size=8), min_size=1, max_size=3)},
             optional={"case_sensitive": st.booleans()},
@@ -112,10 +126,17 @@ def test_never_raises_deterministic_and_independent(response: str, checks: list[
 
 
 def ref_sentences(t: str) -> tuple[int, bool]:
-    """(sentences, ends with a terminator) by walking the text character by character."""
+    """(sentences, last sentence ended) by walking the text character by character.
+
+    Ended (checker 1.1): no letter or digit after the last . ! or ? (or in t, if it has none).
+    """
     closers = "\"'”’)]"
     pieces, start, i, n = [], 0, 0, len(t)
-    ends = False
+    after_last = t
+    for j, ch in enumerate(t):
+        if ch in ".!?":
+            after_last = t[j + 1 :]
+    ends = not any(ch.isalnum() for ch in after_last)
     while i < n:
         if t[i] in ".!?":
             j = i
@@ -127,7 +148,6 @@ def ref_sentences(t: str) -> tuple[int, bool]:
             if k == n or t[k].isspace():
                 pieces.append(t[start:i])
                 start = k
-                ends = k == n
             i = k
         else:
             i += 1
@@ -150,9 +170,12 @@ def ref_word_count(t: str, word: str) -> int:
 @example("Wait... what?! No.")
 @example('He said "Stop." Then')
 @example("a.)")
+@example("One. Two. **Three.**")
+@example("Done. :)")
+@example("")
 def test_sentences_match_reference(response: str) -> None:
     ctx = Context(response)
-    assert (ctx.sentence_count(), ctx.ends_with_terminator()) == ref_sentences(ctx.t)
+    assert (ctx.sentence_count(), ctx.ends_properly()) == ref_sentences(ctx.t)
 
 
 @settings(max_examples=300, deadline=None)
@@ -207,3 +230,23 @@ def test_short_loop_and_regex_word_counts_agree(text: str, word: str) -> None:
     if " " in w:
         text = normalize(text)  # count_word looks for phrases in N(t), single spaces only
     assert _bounded_count(text, w) == len(needle_pattern(w, True).findall(text))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(0, 10**60),
+    st.integers(-400, 400),
+    st.one_of(st.integers(-(10**450), 10**450), st.floats(allow_nan=False, allow_infinity=False)),
+    st.one_of(st.just(0), st.integers(0, 10**30), st.floats(0, 1e30)),
+)
+@example(7, 12345 - 400, 7, 0)  # 7e11945 is not 7
+@example(5, 2, 500, 0)
+@example(1, -1, 0.1, 0)  # a float constraint means its shortest decimal
+def test_number_eq_matches_exact_fractions(m: int, e: int, value: float, tol: float) -> None:
+    from fractions import Fraction
+
+    got = Fraction(m) * Fraction(10) ** e
+    want = Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
+    slack = Fraction(repr(tol)) if isinstance(tol, float) else Fraction(tol)
+    c = {"type": "number_eq", "value": value, "tol": tol}
+    assert check(f"The answer is {m}e{e}.", [c]).passed == (abs(got - want) <= slack)

@@ -31,17 +31,20 @@ of the function that implements it, and tested in tests/test_checker.py):
   unless `case_sensitive`.
 - Empty `text` for `contains`/`startswith`/`endswith` passes (the empty string is a substring);
   a blank `word` is a `CheckError`.
-- `sent` on an empty response fails even for n = 0 (no terminator to end with).
+- `sent` (1.1): the last sentence is ended when no letter or digit follows the last `.`, `!` or
+  `?` (`**Three.**` and `Done. :)` are ended); an empty response passes n = 0.
 - Bullets may be nested (they count); thematic breaks such as `* * *` are not bullets; a tab
-  after the marker counts as the space. Numbered items must start their line (nested, indented
-  sub-items are not items) and have at most 9 digits.
+  after the marker counts as the space. Numbered items (1.1) start their line after at most 3
+  spaces (CommonMark); deeper-indented sub-items are not items; at most 9 digits.
 - Table lines may be indented; a `|`-block whose second line is not a separator is skipped.
 - JSON: strict (no NaN/Infinity); at most 2,000,000 characters and 256 levels of nesting;
   every fenced block counts towards "exactly one", which is parsed only if its info string is
   empty or `json` and it is closed.
-- EV4 readings (numbers, option letters, regex restrictions, tool-call shapes, the refusal
-  phrase list, how code is extracted and run) are in `checks_ev4`, `checks_calls`, `safe_regex`,
-  `checks_code` and `sandbox`.
+- N(s) (1.1) runs NFKC on the Stream-Safe form of s (`stream_safe`: a U+034F after every 30
+  combining marks in a row), so normalisation is linear on any input.
+- EV4 readings (exact numbers of any size, option letters A-Z, RE2 patterns, tool-call shapes,
+  the refusal phrase list, how code is extracted and run) are in `checks_ev4`, `checks_calls`,
+  `re2_patterns`, `checks_code` and `sandbox`.
 
 This package is a leaf: it imports nothing else from rsi_hub.
 """

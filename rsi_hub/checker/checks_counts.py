@@ -120,16 +120,18 @@ def word_times(ctx: Context, c: Mapping[str, Any]) -> tuple[bool, str, dict[str,
 
 @register("sent", Param("n", "int_ge0", example=5), summary="exactly n sentences, ending in . ! ?")
 def sent(ctx: Context, c: Mapping[str, Any]) -> tuple[bool, str, dict[str, Any] | None]:
-    """Passes when t has exactly n sentences and ends with a terminator.
+    """Passes when t has exactly n sentences and the last one is ended by . ! or ?.
 
     Sentence rule (spec): a terminator is a run of . ! ? (plus closing quotes or brackets) that
     is followed by white space or the end; sentences are the pieces between terminators holding
-    a letter or digit. So `3.5` and `e.g.x` do not end a sentence, `Wait... what?!` is two, and
-    an empty response has 0 sentences and no terminator (so `sent` with n = 0 fails on it).
+    a letter or digit. So `3.5` and `e.g.x` do not end a sentence and `Wait... what?!` is two.
+    Ended (spec, checker 1.1): no letter or digit follows the last . ! or ?, so trailing
+    markup or an emoticon is fine (`One. Two. **Three.**`, `Done. :)`) and `One. Two` is not
+    ended. An empty response has 0 sentences and passes n = 0.
     """
     n = c["n"]
     got = ctx.sentence_count()
-    ends = ctx.ends_with_terminator()
+    ends = ctx.ends_properly()
     if got == n and ends:
         return _PASS
     if got == n:

@@ -6,14 +6,15 @@ Readings chosen where the spec is silent are in each function's docstring and te
 
 from __future__ import annotations
 
+import decimal
 import re
 from collections.abc import Mapping
-from fractions import Fraction
+from dataclasses import dataclass
 from typing import Any
 
 from rsi_hub.checker.context import Context, normalize
 from rsi_hub.checker.core import Param, clip, register
-from rsi_hub.checker.safe_regex import guarded_search
+from rsi_hub.checker.re2_patterns import search_utf8, utf8
 
 _PASS: tuple[bool, str, None] = (True, "", None)
 
@@ -26,35 +27,59 @@ _PASS: tuple[bool, str, None] = (True, "", None)
 _NUMBER = re.compile(
     r"(?<![\w.])([-+−]?+)"
     r"((?:[0-9]{1,3}+(?:,[0-9]{3}(?![0-9]))++|[0-9]++)(?:\.[0-9]++)?+|\.[0-9]++)"
-    r"(?:[eE]([-+]?+[0-9]{1,4}+)(?![0-9]))?+"
+    r"(?:[eE]([-+]?+)([0-9]++))?+"
     r"(?:/([0-9]++(?:\.[0-9]++)?+)(?![\w.]))?+"
 )
-_MAX_NUMBER_CHARS = 100
+
+# Exact decimal arithmetic: additions and products of finite decimals are exact in this context
+# (it only ever allocates the digits a result has), and comparisons are exact in any context.
+_EXACT = decimal.Context(
+    prec=decimal.MAX_PREC, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN, traps=[decimal.Inexact]
+)
+# Exponents past this many digits are clamped to +-10**_EXP_DIGITS: Decimal's exponent range
+# ends near 10**18, and at that size only the sign of the exponent still decides a comparison
+# with any value a constraint can hold.
+_EXP_DIGITS = 15
 
 
-def _to_fraction(m: re.Match[str]) -> Fraction | None:
-    sign, body, exp, den = m.groups()
-    if len(m.group()) > _MAX_NUMBER_CHARS:
-        return None
-    value = Fraction(body.replace(",", ""))
+@dataclass(frozen=True, slots=True)
+class ReadNumber:
+    """A number read from a response: `numerator / denominator`, exactly (`denominator` > 0).
+
+    Decimals rather than fractions, so that `7e12345` stays the pair (7, 12345) and never
+    becomes a 12346-digit integer until a comparison needs it.
+    """
+
+    numerator: decimal.Decimal
+    denominator: decimal.Decimal
+
+
+def _read(m: re.Match[str]) -> ReadNumber | None:
+    """The exact value of one `_NUMBER` match, or None for a zero denominator."""
+    sign, body, exp_sign, exp, den = m.groups()
+    text = body.replace(",", "")
     if exp:
-        value *= Fraction(10) ** int(exp)
-    if den:
-        d = Fraction(den)
-        if d == 0:
-            return None
-        value /= d
-    return -value if sign in ("-", "−") else value
+        digits = exp.lstrip("0") or "0"
+        if len(digits) > _EXP_DIGITS:
+            digits = "1" + "0" * _EXP_DIGITS
+        text += f"e{exp_sign}{digits}"
+    numerator = decimal.Decimal(text)
+    if sign in ("-", "−"):
+        numerator = -numerator
+    denominator = decimal.Decimal(den) if den else decimal.Decimal(1)
+    if not denominator:
+        return None
+    return ReadNumber(numerator, denominator)
 
 
-def last_number(ctx: Context) -> tuple[str, Fraction | None] | None:
+def last_number(ctx: Context) -> tuple[str, ReadNumber | None] | None:
     """The last number in the response as (its text, its exact value), or None.
 
     Read from the end in growing windows, so a long response costs little. A match is trusted
     only if the window did not cut it (it does not start at the window's edge or after a comma).
     """
 
-    def compute() -> tuple[str, Fraction | None] | None:
+    def compute() -> tuple[str, ReadNumber | None] | None:
         full = ctx.t
         # Every number ends in a digit, so nothing after the last digit matters; a response
         # without digits (checked with ten C-speed scans) has no number at all.
@@ -76,15 +101,36 @@ def last_number(ctx: Context) -> tuple[str, Fraction | None] | None:
             size *= 16
         if last is None:
             return None
-        return last.group(), _to_fraction(last)
+        return last.group(), _read(last)
 
     return ctx.memo("last_number", compute)
 
 
-def _exact(x: int | float) -> Fraction:
-    # repr() gives the shortest decimal that round-trips, so 0.1 means one tenth, not the
-    # binary float nearest to it.
-    return Fraction(repr(x)) if isinstance(x, float) else Fraction(x)
+def exact(x: int | float) -> decimal.Decimal:
+    """A constraint's number as an exact decimal: `repr()` gives the shortest decimal that
+    round-trips, so 0.1 means one tenth, not the binary float nearest to it."""
+    return decimal.Decimal(repr(x)) if isinstance(x, float) else decimal.Decimal(x)
+
+
+def within(got: ReadNumber, value: int | float, tol: int | float) -> bool:
+    """`|got - value| <= tol`, decided exactly for numbers of any size."""
+    v, t = exact(value), exact(tol)
+    lo, hi = _EXACT.subtract(v, t), _EXACT.add(v, t)
+    d = got.denominator
+    return _EXACT.multiply(lo, d) <= got.numerator <= _EXACT.multiply(hi, d)
+
+
+def _show_number(x: int | float | str, limit: int = 40) -> str:
+    """A number for a reason string, cut to `limit` characters."""
+    # str() of an int past 4300 digits raises ValueError; Decimal's str has no such limit.
+    s = x if isinstance(x, str) else str(decimal.Decimal(x) if type(x) is int else x)
+    return s if len(s) <= limit else s[: limit - 3] + "..."
+
+
+def _plain(x: int | float) -> int | float | str:
+    """`x` for a result's `detail`: itself, or its decimal string for an int too long for
+    `str()`/`json.dumps` (past 4300 digits they raise)."""
+    return x if type(x) is float or x.bit_length() < 14_000 else str(decimal.Decimal(x))
 
 
 @register(
@@ -94,27 +140,29 @@ def _exact(x: int | float) -> Fraction:
     summary="the last number in the response is value (within tol)",
 )
 def number_eq(ctx: Context, c: Mapping[str, Any]) -> tuple[bool, str, dict[str, Any] | None]:
-    """Passes when |last number - value| <= tol (default 0), compared exactly (fractions).
+    """Passes when |last number - value| <= tol (default 0), compared exactly at any size.
 
     Numbers: `-3`, `+3`, `−3` (U+2212), `1,234,567` (comma thousands), `3.5`, `.5`, `1e-3`,
-    `3/4` (a fraction), `50%` (reads 50). A sign glued to a word is a hyphen (`3-5` ends with
-    5). `x2`, `H2O` hold no number (digits glued to letters), `5th` reads 5. LaTeX `\\frac{1}{2}`
-    reads as 1 then 2, so ask for a plain number.
+    `7e12345` (7×10^12345, never 7), `3/4` (a fraction), `50%` (reads 50). A sign glued to a
+    word is a hyphen (`3-5` ends with 5). `x2`, `H2O` hold no number (digits glued to letters),
+    `5th` reads 5. LaTeX `\\frac{1}{2}` reads as 1 then 2, so ask for a plain number. A
+    constraint's float means its shortest decimal (`0.1` is one tenth); a `/0` fraction is
+    not usable and fails.
     """
     value, tol = c["value"], c.get("tol", 0)
-    want = f"{value}" + (f" (±{tol})" if tol else "")
+    want = _show_number(value) + (f" (±{_show_number(tol)})" if tol else "")
     found = last_number(ctx)
     if found is None:
-        return False, f"expected {want}, found no number", {"expected": value, "got": None}
+        return False, f"expected {want}, found no number", {"expected": _plain(value), "got": None}
     text, got = found
     if got is None:
         return False, f"expected {want}, the last number {clip(text)} is not usable", None
-    if abs(got - _exact(value)) <= _exact(tol):
+    if within(got, value, tol):
         return _PASS
     return (
         False,
-        f"expected {want}, the last number is {text}",
-        {"expected": value, "got": text},
+        f"expected {want}, the last number is {_show_number(text, 60)}",
+        {"expected": _plain(value), "got": text[:200]},
     )
 
 
@@ -172,19 +220,20 @@ def choice(ctx: Context, c: Mapping[str, Any]) -> tuple[bool, str, dict[str, Any
 
 
 @register(
-    "regex", Param("pattern", "pattern", example=r"^\d+$"), summary="re.search(pattern, t) matches"
+    "regex",
+    Param("pattern", "pattern", example=r"^\d+$"),
+    summary="the RE2 pattern matches somewhere in t",
 )
 def regex(ctx: Context, c: Mapping[str, Any]) -> tuple[bool, str, dict[str, Any] | None]:
-    """Passes when `re.search(pattern, t)` finds a match in the stripped response.
+    """Passes when the RE2 `pattern` matches somewhere in the stripped response (a search, like
+    `re.search`), in time linear in the response for any pattern.
 
-    No flags are added: use inline flags such as `(?i)` or `(?m)`. Patterns are restricted and
-    the search is time-guarded; see `rsi_hub.checker.safe_regex`.
+    No flags are added: use inline flags such as `(?i)` or `(?m)`. RE2 syntax, not Python's: no
+    backreferences or look-around (a `CheckError`), `\\z` for the end of the text, ASCII `\\d`
+    and `\\w`; see `rsi_hub.checker.re2_patterns`.
     """
-    found = guarded_search(c["pattern"], ctx.t)
-    if found:
+    if search_utf8(c["pattern"], ctx.memo("utf8", lambda: utf8(ctx.t))):
         return _PASS
-    if found is None:
-        return False, "regex search timed out", {"timed_out": True}
     return False, f"expected a match for {clip(c['pattern'])}, found none", None
 
 

@@ -7,11 +7,13 @@ is silent (each is tested):
   bullets are lines too, so they count. A markdown thematic break (`---`, `***`, `* * *`,
   `- - -`, `___`: three or more of one of `-*_`, optionally spaced, nothing else) is a rule,
   not a bullet, even when it starts with `* `.
-- Numbered items: as the spec says, lines that *start* with 1 to 9 ASCII digits, then `.` or
-  `)`, then a space or a tab (`1.5 kg` and `2023.` at the end of a line are not items). Unlike
-  bullets, an indented line is not an item, so a nested numbered sub-list does not disturb the
-  top-level numbering. `numbered` wants exactly n such lines numbered 1, 2, ... n in order of
-  appearance; `numbered_start` takes all of them, in order, as the list.
+- Numbered items: as the spec says (checker 1.1), lines that start, after at most 3 spaces of
+  indentation (a CommonMark list item), with 1 to 9 ASCII digits, then `.` or `)`, then a space
+  or a tab (`1.5 kg` and `2023.` at the end of a line are not items). A line indented by 4
+  spaces or more, or by a tab, is not an item, so a sub-list indented that deep does not
+  disturb the top-level numbering; one indented by 1 to 3 spaces does count (the spec's rule).
+  `numbered` wants exactly n such lines numbered 1, 2, ... n in order of appearance;
+  `numbered_start` takes all of them, in order, as the list.
 - Tables: the first block of consecutive lines that start (after indentation) with `|` and
   whose second line is a separator row (cells of `-` with optional `:` at either end, e.g.
   `|:---|--:|`) is the table; blocks without such a separator are not tables and are skipped.
@@ -32,7 +34,7 @@ _PASS: tuple[bool, str, None] = (True, "", None)
 
 # Line patterns run on `ctx.nl_text()` and start with the newline that opens each line.
 _BULLET = re.compile(r"\n(?![ \t]*+([-*_])(?:[ \t]*+\1){2,}+[ \t]*+(?:\n|\Z))[ \t]*+[-*•][ \t]")
-_NUMBERED = re.compile(r"\n([0-9]{1,9}+)[.)][ \t]")
+_NUMBERED = re.compile(r"\n {0,3}+([0-9]{1,9}+)[.)][ \t]")
 # A header line immediately followed by a separator row; the match ends at the end of the
 # separator line.
 _CELL = r"[ \t]*+:?-++:?[ \t]*+"
@@ -69,7 +71,8 @@ def bullet(ctx: Context, c: Mapping[str, Any]) -> tuple[bool, str, dict[str, Any
 
 @register("numbered", Param("n", "int_ge0", example=3), summary="items numbered 1..n in order")
 def numbered(ctx: Context, c: Mapping[str, Any]) -> tuple[bool, str, dict[str, Any] | None]:
-    """Passes when exactly n lines start with `K.` or `K)` and a space, numbered 1..n in order."""
+    """Passes when exactly n lines start (after at most 3 spaces) with `K.` or `K)` and a space,
+    numbered 1..n in order."""
     n = c["n"]
     nums = numbered_items(ctx)
     if len(nums) != n:

@@ -18,14 +18,13 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from rsi_hub.checker.stream_safe import stream_safe
+
 if TYPE_CHECKING:
     from rsi_hub.checker.jsonutil import Fence, JsonParse
 
 # Curly to straight quotes, the only quote folding the spec asks for.
 _QUOTES = (("‘", "'"), ("’", "'"), ("“", '"'), ("”", '"'))
-
-#: Characters that may follow a run of . ! ? and still belong to its terminator.
-CLOSERS = "\"'”’)]"
 
 # A sentence: starts at its first letter or digit and runs to the next terminator (a run of
 # . ! ? plus closers, followed by white space or the end) or to the end. A . ! ? run that is
@@ -39,6 +38,8 @@ _SENTENCE = re.compile(r"""[^\W_](?:[^.!?]++|[.!?]++["'”’)\]]*+(?!\s|\Z))*+"
 _PARA_BREAK = re.compile(r"\n(?:[^\S\n]*+\n)++")
 
 _WHITE = re.compile(r"\s")
+_ALNUM = re.compile(r"[^\W_]")
+_ENDERS = frozenset(".!?")
 
 # ASCII bytes that are not letters or digits: deleting them from an ASCII response leaves
 # nothing exactly when it holds no letter or digit, at memory speed.
@@ -46,10 +47,11 @@ _ASCII_NON_ALNUM = bytes(b for b in range(128) if not chr(b).isalnum())
 
 
 def fold_text(s: str) -> str:
-    """NFKC and curly quotes to straight: N(s) without the white-space collapse."""
+    """NFKC (of the Stream-Safe form, so linear on any input) and curly quotes to straight:
+    N(s) without the white-space collapse."""
     if s.isascii():
         return s
-    s = unicodedata.normalize("NFKC", s)
+    s = unicodedata.normalize("NFKC", stream_safe(s))
     # `in` + `replace` per quote: C-speed scans, where str.translate on non-ASCII text goes
     # character by character through a Python mapping (tens of times slower).
     for curly, straight in _QUOTES:
@@ -78,7 +80,12 @@ def needle_pattern(needle: str, whole_words: bool) -> re.Pattern[str]:
 
 def normalize(s: str) -> str:
     """Light normalisation N(s): NFKC, curly quotes to straight, white-space runs to one space,
-    strip."""
+    strip.
+
+    NFKC runs on the text's Stream-Safe form (UAX #15, `stream_safe`): a run of more than 30
+    combining marks gets a U+034F after every 30, which keeps NFKC linear; shorter runs, i.e.
+    all human text, normalise exactly as plain NFKC.
+    """
     return " ".join(fold_text(s).split())
 
 
@@ -220,9 +227,16 @@ class Context:
             self._sentences = v
         return v
 
-    def ends_with_terminator(self) -> bool:
-        """Whether `t` ends with a run of . ! ? optionally followed by closing quotes/brackets."""
-        return self.t.rstrip(CLOSERS)[-1:] in (".", "!", "?")
+    def ends_properly(self) -> bool:
+        """Whether the last sentence is ended: no letter or digit follows the last `.`, `!` or
+        `?` of `t` (trailing markup, quotes, brackets or an emoticon may: `**Three.**`,
+        `Done. :)`). A `t` without letters or digits, the empty one included, ends properly.
+        """
+        t = self.t
+        if t[-1:] in _ENDERS:  # the common case: the text ends with its terminator
+            return True
+        last = max(t.rfind("."), t.rfind("!"), t.rfind("?"))
+        return _ALNUM.search(t, last + 1) is None
 
     def paragraph_count(self) -> int:
         """Non-empty pieces of `t` separated by one or more blank lines."""

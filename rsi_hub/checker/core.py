@@ -21,7 +21,7 @@ from rsi_hub.checker.params import KINDS, MISSING
 
 #: Version of the checker's semantics. Bumped whenever a verdict can change for some input, so
 #: that stored evaluation numbers can say which checker judged them.
-CHECKER_VERSION = "1.0"
+CHECKER_VERSION = "1.1"
 
 
 class CheckError(ValueError):
@@ -143,7 +143,10 @@ def _show(v: Any, limit: int = 60) -> str:
     try:
         s = json.dumps(v, ensure_ascii=False)
     except (TypeError, ValueError):
-        s = repr(v)
+        try:
+            s = repr(v)
+        except ValueError:  # an int past 4300 digits has no str() or repr()
+            s = f"<{type(v).__name__} too long to show>"
     return s if len(s) <= limit else s[: limit - 3] + "..."
 
 
@@ -265,8 +268,7 @@ def check(response: str, checks: Sequence[Mapping[str, Any]]) -> Verdict:
     Raises `CheckError` (before judging) if a constraint is malformed, and `TypeError` if
     `response` is not a `str`. Any `str` response, however long, malformed or hostile, is judged
     without raising: it simply fails the constraints it does not meet. Pure and deterministic
-    (except `code_tests`, which runs code under a wall-clock limit, and `regex`, which fails a
-    search that exceeds its time guard).
+    (except `code_tests`, which runs code under a wall-clock limit).
     """
     types = _validate_all(checks)
     if type(response) is not str:

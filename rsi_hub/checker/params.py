@@ -24,13 +24,14 @@ def _int_ge0(v: Any) -> str | None:
 
 
 def _number(v: Any) -> str | None:
-    if type(v) in (int, float) and math.isfinite(v):
+    # An int of any size is a number (math.isfinite would raise OverflowError past 1e308).
+    if type(v) is int or (type(v) is float and math.isfinite(v)):
         return None
     return "a finite number"
 
 
 def _number_ge0(v: Any) -> str | None:
-    if type(v) in (int, float) and math.isfinite(v) and v >= 0:
+    if _number(v) is None and v >= 0:
         return None
     return "a finite number >= 0"
 
@@ -69,7 +70,8 @@ def _str_list(v: Any) -> str | None:
 
 
 def _letter(v: Any) -> str | None:
-    if type(v) is str and len(v) == 1 and "A" <= v.upper() <= "Z":
+    # ASCII only: `"ß".upper()` is "SS" and `"ı".upper()` is "I", which are no option letters.
+    if type(v) is str and len(v) == 1 and v.isascii() and v.isalpha():
         return None
     return "a single option letter A-Z"
 
@@ -105,8 +107,8 @@ def _timeout(v: Any) -> str | None:
 def _pattern(v: Any) -> str | None:
     if type(v) is not str:
         return "a regular expression string"
-    # Imported here to keep core free of check-module imports at load time.
-    from rsi_hub.checker.safe_regex import pattern_problem
+    # Imported here so that loading the parameter kinds does not load RE2.
+    from rsi_hub.checker.re2_patterns import pattern_problem
 
     return pattern_problem(v)
 
