@@ -271,3 +271,11 @@ def test_rundir_is_a_leaf() -> None:
         ours = {m for m in _imports(path) if m.split(".")[0] == "rsi_hub"}
         allowed = ("rsi_hub.errors.", "rsi_hub.hashing", "rsi_hub.rundir.")
         assert [m for m in ours if not m.startswith(allowed)] == [], path
+
+
+def test_tiny_evidence_is_a_typed_record_with_the_one_versions_record(tiny_run: Path) -> None:
+    evidence = TrainingEvidence.read(tiny_run)
+    assert evidence.to_json()["schema_version"] == rundir.SCHEMA_VERSION
+    assert (evidence.seed, evidence.optimizer_steps, evidence.base_model) == (0, 0, None)
+    assert evidence.libraries == rundir.library_versions()
+    assert evidence.extra["model_type"] == "nemotron_h"

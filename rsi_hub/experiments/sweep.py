@@ -25,6 +25,7 @@ from typing import Any
 
 from rsi_hub.errors import RsiHubError
 from rsi_hub.experiments import recipes
+from rsi_hub.rundir import TrainingEvidence
 
 MANIFEST_FILE = "sweep.json"
 DEFAULT_SUITES = ("if818",)
@@ -398,10 +399,8 @@ def run_local(
 def _step_done(arm: Arm, step: str) -> bool:
     run_dir = Path(arm.run_dir)
     if step == "train":
-        path = run_dir / "training_evidence.json"
-        if not path.is_file():
-            return False
-        return json.loads(path.read_text()).get("status") == "completed"
+        evidence = TrainingEvidence.read_if_any(run_dir)
+        return evidence is not None and evidence.completed
     from rsi_hub.experiments import evalio
 
     return evalio.has_suite(run_dir, step)

@@ -22,7 +22,7 @@ from rsi_hub.errors import ReleaseError
 from rsi_hub.hashing import BLOCK_SIZE, WEIGHTS_GLOB, manifest_sha256, weight_shards
 from rsi_hub.release.card import render_card
 from rsi_hub.release.eval_results import SuiteResult, read_eval_results
-from rsi_hub.release.evidence import TRAINING_EVIDENCE_FILE, evidence_problems, read_evidence
+from rsi_hub.release.evidence import TRAINING_EVIDENCE_FILE, evidence_problems
 from rsi_hub.release.facts import LICENSE_FILE, Facts, load_facts
 from rsi_hub.release.manifest import (
     MANIFEST_FILE,
@@ -31,6 +31,7 @@ from rsi_hub.release.manifest import (
     cached_sha256,
     remember_sha256,
 )
+from rsi_hub.rundir import TrainingEvidence
 
 CONFIG_FILE = "config.json"
 SAFETENSORS_INDEX = "model.safetensors.index.json"
@@ -157,7 +158,7 @@ def _check_run(run: Path, facts: Facts) -> None:
             "(what `rsi-hub train` or `rsi-hub tiny` writes)."
         )
     validate_model_folder(run)
-    problems = evidence_problems(read_evidence(run), facts, run / TRAINING_EVIDENCE_FILE)
+    problems = evidence_problems(TrainingEvidence.read(run), facts, run / TRAINING_EVIDENCE_FILE)
     if problems:
         raise ReleaseError(
             "the run's training evidence is incomplete:\n  - " + "\n  - ".join(problems)
