@@ -18,7 +18,7 @@ from rsi_hub.release import load_facts, read_manifest, release_problems, stage_r
 from rsi_hub.release.evidence import evidence_problems
 from rsi_hub.release.manifest import MANIFEST_FILE
 from rsi_hub.release.validate import _load_problems
-from rsi_hub.rundir import TrainingEvidence
+from rsi_hub.rundir import EvalMeta, TrainingEvidence
 
 EXPECTED_FILES = {
     "LICENSE",
@@ -61,9 +61,7 @@ def _write_eval(run: Path, suite: str, weights: str | None, metrics: dict, n: in
     from rsi_hub.evaluate.store import write_suite_dir
 
     results = {"results": {suite: {f"{k},none": v for k, v in metrics.items()}}}
-    meta = {"suite": suite, "limit": n, "n_samples": {suite: n}}
-    if weights is not None:
-        meta["weights_sha256"] = weights
+    meta = EvalMeta(suite=suite, limit=n, n_samples={suite: n}, weights_sha256=weights)
     return write_suite_dir(run, suite, results, {suite: []}, meta)
 
 

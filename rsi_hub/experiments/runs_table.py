@@ -90,7 +90,7 @@ def format_score(suite: str, result: evalio.SuiteResult) -> str:
         text = f"{result.score:.4f}"
     else:
         text = f"{result.score:g}"
-    return text + ("*" if result.meta.get("limit") is not None else "")
+    return text + ("*" if result.meta.limit is not None else "")
 
 
 @dataclass
@@ -142,8 +142,8 @@ def build_rows(
                 continue
             result = evalio.read_suite(run, suite)
             cells[suite] = format_score(suite, result)
-            if result.meta.get("limit") is not None:
-                notes.append(f"{suite} scored with --limit {result.meta['limit']}")
+            if result.meta.limit is not None:
+                notes.append(f"{suite} scored with --limit {result.meta.limit}")
             if suite == primary:
                 primary_passes = result.passes
         row = RunRow(
