@@ -75,7 +75,7 @@ def test_version_0_provenance_reads(tmp_path: Path) -> None:
         "lensyn", "data.jsonl", 1,
     )  # fmt: skip
     assert provenance.audit_passed and provenance.malformed == 0
-    assert provenance.extra["prompt_ids"] == ["p1"]
+    assert provenance.prompt_ids == ["p1"] and provenance.extra == {}
     assert provenance.versions is not None and provenance.versions["rsi_hub"] == "0.1.0"
 
 

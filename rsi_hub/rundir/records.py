@@ -229,8 +229,15 @@ class SynthProvenance(_Record):
     model: str | None = None
     weights_sha256: str | None = None
     backend: str | None = None
+    sampling: dict[str, Any] | None = None
+    k: int | None = None
+    scaffold_sha256: str | None = None
+    system_prompt_sha256: str | None = None
     checker_version: str | None = None
+    prompt_source: str | None = None
+    check_types: list[str] | None = None
     prompt_ids_sha256: str | None = None
+    prompt_ids: list[Any] | None = None
     rows_kept: int | None = None
     rows_generated: int | None = None
     stats: dict[str, Any] | None = None
@@ -243,6 +250,16 @@ class SynthProvenance(_Record):
     def audit_passed(self) -> bool:
         """True when the holdout audit found no overlap (false when it failed or is missing)."""
         return bool((self.audit or {}).get("passed"))
+
+    @property
+    def prompts_sampled(self) -> int | None:
+        """Prompts that were sampled (`stats.prompts_sampled`), if recorded."""
+        return (self.stats or {}).get("prompts_sampled")
+
+    @property
+    def prompts_with_a_pass(self) -> int | None:
+        """Prompts with at least one kept sample (`stats.prompts_with_a_pass`), if recorded."""
+        return (self.stats or {}).get("prompts_with_a_pass")
 
     @property
     def malformed(self) -> int:
