@@ -12,7 +12,6 @@ under the sweep folder with a `sweep.json` manifest that `rsi-hub runs` and `rsi
 from __future__ import annotations
 
 import itertools
-import json
 import re
 import shlex
 import shutil
@@ -21,13 +20,11 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
 from rsi_hub.errors import RsiHubError
 from rsi_hub.experiments import recipes
-from rsi_hub.rundir import TrainingEvidence
+from rsi_hub.rundir import SweepArm, SweepManifest, TrainingEvidence
 
-MANIFEST_FILE = "sweep.json"
 DEFAULT_SUITES = ("if818",)
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.+-]+")
 
@@ -410,24 +407,21 @@ def write_manifest(
     sweep_dir: Path, recipe: str, grid: dict[str, list[str]], arms: list[Arm], mode: str
 ) -> Path:
     """Write `sweep.json`: the recipe, grid and every arm (overrides, run dir, job ids)."""
-    sweep_dir.mkdir(parents=True, exist_ok=True)
-    manifest = {
-        "recipe": recipe,
-        "grid": grid,
-        "mode": mode,
-        "arms": [asdict(arm) for arm in arms],
-    }
-    path = sweep_dir / MANIFEST_FILE
-    path.write_text(json.dumps(manifest, indent=2) + "\n")
-    return path
+    manifest = SweepManifest(
+        recipe=recipe,
+        arms=[
+            SweepArm.from_json(asdict(arm), source=sweep_dir, index=i) for i, arm in enumerate(arms)
+        ],
+        grid=grid,
+        mode=mode,
+    )
+    return manifest.write(sweep_dir)
 
 
-def read_manifest(path: str | Path) -> dict[str, Any]:
-    """Read a `sweep.json` (or the one inside a sweep folder)."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / MANIFEST_FILE
-    try:
-        return json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as err:
-        raise RsiHubError(f"cannot read the sweep manifest {path}: {err}") from err
+def read_manifest(path: str | Path) -> SweepManifest:
+    """Read a `sweep.json` (or the one inside a sweep folder).
+
+    Raises:
+        RunFileMissingError: no such file; RunDirError: malformed (names the file and field).
+    """
+    return SweepManifest.read(path)
