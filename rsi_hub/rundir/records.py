@@ -9,7 +9,8 @@ reads, and the rest (method-specific sections such as `precision`, `reward` or `
 field a newer writer added) is kept in `extra` and written back unchanged, so reading and
 rewriting a file (`rsi-hub train finalize`) never drops information. Every typed field is
 always written (`null` when unknown). A required field that is missing or null is an error
-naming the file, the field and the command that regenerates the file.
+naming the file, the field and the command that regenerates the file. Values are not coerced:
+a typed field holds what the file holds.
 """
 
 from __future__ import annotations
@@ -336,7 +337,9 @@ class SweepManifest(_Record):
         """Build the manifest from `sweep.json`'s object (see `_Record.from_json`)."""
         record = super().from_json(data, source=source)
         if not isinstance(record.arms, list):
-            raise RunDirError(f"{source}: field 'arms' must be a list; {cls.REGENERATE}.")
+            raise RunDirError(
+                f"{source}: field 'arms' must be a list; regenerate it: {cls.REGENERATE}."
+            )
         record.arms = [
             arm if isinstance(arm, SweepArm) else SweepArm.from_json(arm, source=source, index=i)
             for i, arm in enumerate(record.arms)
