@@ -195,10 +195,15 @@ def test_typed_accessors_of_a_training_run() -> None:
     assert evidence.completed and evidence.dataset_sha256 == "d" * 64
     assert (evidence.first_loss, evidence.last_loss) == (2.5, 1.25)
     assert (evidence.slurm_job_id, evidence.slurm_state) == ("42", "COMPLETED")
+    soup = TrainingEvidence(
+        kind="weight soup", ingredients=[{"name": "a", "weight": 0.25}, {"name": "b", "weight": 1}]
+    )
+    assert soup.soup_weights == [("a", 0.25), ("b", 1.0)]
     bare = TrainingEvidence(kind="tiny")
     assert (bare.dataset_sha256, bare.first_loss, bare.slurm_job_id, bare.slurm_state) == (
         None, None, None, None,
     )  # fmt: skip
+    assert bare.soup_weights == []
 
 
 def test_sweep_arm_round_trip() -> None:

@@ -57,8 +57,7 @@ def run(args: argparse.Namespace) -> int:
         read_window=args.read_window,
         force=args.force,
     )
-    ingredients = report.evidence.ingredients or []
-    weights = ", ".join(f"{i['name']}={i['weight']:g}" for i in ingredients)
+    weights = ", ".join(f"{name}={weight:g}" for name, weight in report.evidence.soup_weights)
     print(
         f"soup of {weights} written to {report.out_dir}: {report.tensors} tensors, "
         f"{report.total_bytes / 1e6:.1f} MB in {len(report.shards)} shard(s); "

@@ -67,7 +67,7 @@ def what_changed(run: Path, sweep_points: Mapping[str, Mapping[str, str]] | None
     if evidence is None:
         return "—"
     if evidence.kind == "weight soup":
-        parts = [f"{i['name']} {i['weight']:g}" for i in evidence.ingredients or []]
+        parts = [f"{name} {weight:g}" for name, weight in evidence.soup_weights]
         return "weight soup: " + " + ".join(parts)
     recipe = evidence.recipe or {}
     if recipe.get("description"):

@@ -152,6 +152,11 @@ class TrainingEvidence(_Record):
         return (self.loss or {}).get("last")
 
     @property
+    def soup_weights(self) -> list[tuple[str, float]]:
+        """(ingredient name, weight) of a weight soup, in order; empty for other runs."""
+        return [(str(i["name"]), float(i["weight"])) for i in self.ingredients or []]
+
+    @property
     def slurm_job_id(self) -> str | None:
         """The Slurm job id the run was launched under, or None outside Slurm."""
         return (self.slurm or {}).get("job_id")
