@@ -60,3 +60,16 @@ class RecipeError(RsiHubError):
 
 class MissingGpuExtraError(RsiHubError):
     """Packed training was asked for without the CUDA kernels of the `gpu` extra."""
+
+
+# --- the run-directory contract (rsi_hub.rundir) ---
+
+
+class RunDirError(RsiHubError, ValueError):
+    """A run-directory record (evidence, eval meta, provenance, sweep or release manifest) is
+    malformed: not JSON, a required field missing, or a newer schema. The message names the
+    file, the field and the command that regenerates the file."""
+
+
+class RunFileMissingError(RsiHubError, FileNotFoundError):
+    """A run-directory record file does not exist; the message says which command writes it."""

@@ -8,7 +8,6 @@ as a run directory. Every user command runs on it on a CPU through the same code
 
 from __future__ import annotations
 
-import json
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -24,12 +23,12 @@ from rsi_hub.chat import (
     write_serving_files,
 )
 from rsi_hub.chat.tokens import RESERVED_TOKEN_IDS, reserved_token
+from rsi_hub.rundir import TrainingEvidence, library_versions
 from rsi_hub.staging import fresh_staging_dir, refuse_non_empty, swap_in
 
 TINY_VOCAB_SIZE = 1024
 # Mamba, MoE, attention, MoE: each block kind of the base model, in its interleaving style.
 TINY_LAYERS = ["linear_attention", "moe", "full_attention", "moe"]
-TRAINING_EVIDENCE_FILE = "training_evidence.json"
 
 
 def _special_tokens_in_id_order() -> list[str]:
@@ -95,18 +94,6 @@ def tiny_config(vocab_size: int) -> Any:
     )
 
 
-def _library_versions() -> dict[str, str]:
-    import tokenizers
-    import torch
-    import transformers
-
-    return {
-        "torch": torch.__version__,
-        "transformers": transformers.__version__,
-        "tokenizers": tokenizers.__version__,
-    }
-
-
 def build_tiny(out_dir: str | Path, *, seed: int = 0, force: bool = False) -> Path:
     """Build the tiny checkpoint into `out_dir` as a run directory and return its path.
 
@@ -134,18 +121,19 @@ def build_tiny(out_dir: str | Path, *, seed: int = 0, force: bool = False) -> Pa
     model.save_pretrained(staging)
     tokenizer.save_pretrained(staging)
     write_serving_files(staging)
-    evidence = {
-        "kind": "tiny random-init checkpoint (the embedded default); never trained",
-        "note": "Random weights for testing code paths on a CPU; its outputs are meaningless.",
-        "base_model": None,
-        "model_type": config.model_type,
-        "layers_block_type": list(TINY_LAYERS),
-        "parameters": sum(p.numel() for p in model.parameters()),
-        "vocab_size": len(tokenizer),
-        "seed": seed,
-        "optimizer_steps": 0,
-        "libraries": _library_versions(),
-    }
-    (staging / TRAINING_EVIDENCE_FILE).write_text(json.dumps(evidence, indent=2) + "\n")
+    TrainingEvidence(
+        kind="tiny random-init checkpoint (the embedded default); never trained",
+        base_model=None,
+        seed=seed,
+        optimizer_steps=0,
+        libraries=library_versions(),
+        extra={
+            "note": "Random weights for testing code paths on a CPU; its outputs are meaningless.",
+            "model_type": config.model_type,
+            "layers_block_type": list(TINY_LAYERS),
+            "parameters": sum(p.numel() for p in model.parameters()),
+            "vocab_size": len(tokenizer),
+        },
+    ).write(staging)
     swap_in(staging, out)
     return out

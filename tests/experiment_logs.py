@@ -27,18 +27,19 @@ IF_ITEMS: list[tuple[list[dict[str, Any]], str, str]] = [
 ]
 
 
-def _meta(weights: str, suite: str, limit: int | None) -> dict[str, Any]:
+def _meta(weights: str, suite: str, limit: int | None) -> Any:
     from rsi_hub.checker import CHECKER_VERSION
+    from rsi_hub.rundir import EvalMeta
 
-    return {
-        "suite": suite,
-        "weights_sha256": weights,
-        "checker_version": CHECKER_VERSION,
-        "system_prompt_id": None if suite == "if263" else "k0",
-        "generation": {"until": ["<|im_end|>"]},
-        "served_configuration": True,
-        "limit": limit,
-    }
+    return EvalMeta(
+        suite=suite,
+        weights_sha256=weights,
+        checker_version=CHECKER_VERSION,
+        system_prompt_id=None if suite == "if263" else "k0",
+        generation={"until": ["<|im_end|>"]},
+        served_configuration=True,
+        limit=limit,
+    )
 
 
 def if_samples(task: str, outcomes: Sequence[bool]) -> list[dict[str, Any]]:

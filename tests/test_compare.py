@@ -15,6 +15,7 @@ from rsi_hub.cli import main
 from rsi_hub.errors import RsiHubError
 from rsi_hub.evaluate import stats, store
 from rsi_hub.evaluate.compare import AcceptanceRule, DocumentMismatchError, compare_runs
+from rsi_hub.rundir import EvalMeta
 
 GENERATION = {"until": ["<|im_end|>"], "max_gen_toks": 2048, "do_sample": False}
 GOOD_GUARDS = {
@@ -25,16 +26,16 @@ GOOD_GUARDS = {
 }
 
 
-def _meta(suite: str, *, limit: int | None = None, weights: str = "w" * 64) -> dict[str, Any]:
-    return {
-        "suite": suite,
-        "weights_sha256": weights,
-        "checker_version": "1.0",
-        "system_prompt_id": None if suite == "if263" else "k0",
-        "generation": GENERATION,
-        "served_configuration": True,
-        "limit": limit,
-    }
+def _meta(suite: str, *, limit: int | None = None, weights: str = "w" * 64) -> EvalMeta:
+    return EvalMeta(
+        suite=suite,
+        weights_sha256=weights,
+        checker_version="1.0",
+        system_prompt_id=None if suite == "if263" else "k0",
+        generation=GENERATION,
+        served_configuration=True,
+        limit=limit,
+    )
 
 
 def _doc(i: int, variant: str = "") -> dict[str, Any]:

@@ -21,6 +21,7 @@ from rsi_hub.errors import RsiHubError
 from rsi_hub.evaluate import evaluate_run, read_suite_dir, weights_sha256
 from rsi_hub.evaluate.failures import failure_report
 from rsi_hub.evaluate.harness import count_answer_tokens
+from rsi_hub.rundir import library_versions
 
 pytestmark = pytest.mark.slow
 
@@ -57,18 +58,17 @@ def test_layout_and_provenance(scored: Path) -> None:
             ["results.json", "meta.json", f"samples_{suite}.jsonl"]
         )
         meta = read_suite_dir(scored, suite).meta
-        assert meta["weights_sha256"] == weights_sha256(scored)
-        assert meta["checker_version"] == CHECKER_VERSION
-        assert meta["sandbox_backend"] == sandbox_backend() == "bwrap"
-        assert meta["system_prompt_id"] == (None if suite == "if263" else "k0")
-        assert meta["limit"] == LIMIT
+        assert meta.weights_sha256 == weights_sha256(scored)
+        assert meta.versions == library_versions()
+        assert meta.checker_version == CHECKER_VERSION
+        assert meta.sandbox_backend == sandbox_backend() == "bwrap"
+        assert meta.system_prompt_id == (None if suite == "if263" else "k0")
+        assert meta.limit == LIMIT
         # The test's short generation limit leaves PREF (log-likelihoods only) served.
-        assert meta["served_configuration"] is (suite == "pref")
+        assert meta.served_configuration is (suite == "pref")
     meta = read_suite_dir(scored, "if818").meta
-    assert (
-        meta["generation"]["until"] == ["<|im_end|>"] and meta["generation"]["max_gen_toks"] == GEN
-    )
-    assert len(meta["data"]["sha256"]) == 64
+    assert meta.generation["until"] == ["<|im_end|>"] and meta.generation["max_gen_toks"] == GEN
+    assert len(meta.extra["data"]["sha256"]) == 64
     assert not list((scored / "eval").glob(".*")), "no staging folders left behind"
 
 

@@ -14,6 +14,7 @@ from rsi_hub.evaluate import genfacts, harness, store
 from rsi_hub.evaluate.models import facts_from_vllm_completion
 from rsi_hub.evaluate.protocol import SUITES, resolve_suites
 from rsi_hub.evaluate.runner import check_rendered_prompts, hf_model_args, vllm_model_args
+from rsi_hub.rundir import EvalMeta
 
 
 @pytest.mark.parametrize(
@@ -178,9 +179,10 @@ def test_suite_resolution() -> None:
 
 
 def test_suite_dir_is_replaced_atomically(tmp_path: Path) -> None:
-    store.write_suite_dir(tmp_path, "if818", {"results": {}}, {"if818": [{"a": 1}]}, {"v": 1})
-    store.write_suite_dir(tmp_path, "if818", {"results": {}}, {"if818": [{"a": 2}]}, {"v": 2})
+    one, two = EvalMeta(suite="if818", limit=1), EvalMeta(suite="if818", limit=2)
+    store.write_suite_dir(tmp_path, "if818", {"results": {}}, {"if818": [{"a": 1}]}, one)
+    store.write_suite_dir(tmp_path, "if818", {"results": {}}, {"if818": [{"a": 2}]}, two)
     record = store.read_suite_dir(tmp_path, "if818")
-    assert record.meta == {"v": 2}
+    assert record.meta == two
     assert [s for _, s in record.samples()] == [{"a": 2}]
     assert sorted(p.name for p in (tmp_path / "eval").iterdir()) == ["if818"]

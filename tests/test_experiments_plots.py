@@ -70,7 +70,7 @@ def test_cli_plots_from_run_directories(tmp_path: Path) -> None:
         runs.append(
             make_run(tmp_path / "runs", f"LENARM{steps}", seed=steps,
                      if818=outcomes_with(60, range(passes)),
-                     evidence={"hyperparameters": {"max_steps": steps}})
+                     evidence={"kind": "rsi-hub training run", "hyperparameters": {"max_steps": steps}})
         )  # fmt: skip
     dose = tmp_path / "dose.png"
     assert main(["plot", "dose-response", *map(str, runs), "--x", "max_steps",

@@ -157,13 +157,14 @@ def test_paired_test_refuses_different_items() -> None:
 def _write_logs(run: Path, folder: str, outcomes: dict[str, bool], weights: str) -> None:
     """Constructed `RUN/eval/<folder>/` in evaluate's own layout (its store writes it)."""
     from rsi_hub.evaluate import store
+    from rsi_hub.rundir import EvalMeta
 
     samples = [
         {"doc_id": i, "doc": {"id": key}, "doc_hash": f"h{key}", "acc": float(passed)}
         for i, (key, passed) in enumerate(sorted(outcomes.items()))
     ]
     results = {"results": {"if818": {"pass_count,none": sum(outcomes.values())}}}
-    meta = {"weights_sha256": weights, "system_prompt_id": folder, "limit": None}
+    meta = EvalMeta(suite="if818", weights_sha256=weights, system_prompt_id=folder, limit=None)
     store.write_suite_dir(run, folder, results, {"if818": samples}, meta)
 
 

@@ -22,13 +22,13 @@ def arms(tmp_path_factory: pytest.TempPathFactory) -> Path:
     make_run(
         root, "b1", seed=1, if818=outcomes_with(N, base), if263=outcomes_with(263, range(199)),
         ev4=105, pref=0.6182, mmlu=0.7158,
-        evidence={"recipe": {"description": "b1: general mix, 5,600 steps"}},
+        evidence={"kind": "rsi-hub training run", "recipe": {"description": "b1: general mix, 5,600 steps"}},
     )  # fmt: skip
     # Gains 12 documents, loses none: significant.
     make_run(
         root, "LA2b200s", seed=2, if818=outcomes_with(N, range(52)),
         if263=outcomes_with(263, range(193)), ev4=104, pref=0.6182, mmlu=0.7149,
-        evidence={"hyperparameters": {"max_steps": 200, "learning_rate": 4e-7},
+        evidence={"kind": "rsi-hub training run", "hyperparameters": {"max_steps": 200, "learning_rate": 4e-7},
                   "data": {"mix": "iflensyn:33000"}},
     )  # fmt: skip
     # Breaks the MMLU guard; IF-818 within noise.

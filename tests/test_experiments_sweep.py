@@ -203,8 +203,9 @@ def test_submit_queues_eval_after_train(tmp_path: Path) -> None:
         tmp_path, "LA2b200s", {"max_steps": ["100", "200"]}, arms, "slurm"
     )
     data = sweep.read_manifest(manifest.parent)
-    assert data["arms"][0]["jobs"]["eval"] == "1002"
-    assert data["arms"][1]["point"] == {"max_steps": "200"}
+    assert data.arms[0].extra["jobs"]["eval"] == "1002"
+    assert data.arms[1].point == {"max_steps": "200"}
+    assert data.points == {arm.name: arm.point for arm in arms}
 
 
 def test_without_sbatch_it_prints_what_it_would_submit(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from rsi_hub.release import load_facts, read_manifest, release_problems, stage_r
 from rsi_hub.release.evidence import evidence_problems
 from rsi_hub.release.manifest import MANIFEST_FILE
 from rsi_hub.release.validate import _load_problems
+from rsi_hub.rundir import EvalMeta, TrainingEvidence
 
 EXPECTED_FILES = {
     "LICENSE",
@@ -60,9 +61,7 @@ def _write_eval(run: Path, suite: str, weights: str | None, metrics: dict, n: in
     from rsi_hub.evaluate.store import write_suite_dir
 
     results = {"results": {suite: {f"{k},none": v for k, v in metrics.items()}}}
-    meta = {"suite": suite, "limit": n, "n_samples": {suite: n}}
-    if weights is not None:
-        meta["weights_sha256"] = weights
+    meta = EvalMeta(suite=suite, limit=n, n_samples={suite: n}, weights_sha256=weights)
     return write_suite_dir(run, suite, results, {suite: []}, meta)
 
 
@@ -162,6 +161,7 @@ def test_refuses_incomplete_evidence(run: Path) -> None:
 def _card_evidence() -> dict:
     """Evidence as `rsi-hub train` writes it for the run the LA2b200s card describes."""
     return {
+        "kind": "rsi-hub training run",
         "status": "completed",
         "base_model": {
             "id": "nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-Base-BF16",
@@ -178,12 +178,12 @@ def _card_evidence() -> dict:
 
 def test_la2b200s_evidence_must_state_what_the_card_states() -> None:
     facts = load_facts("LA2b200s")
-    assert evidence_problems(_card_evidence(), facts, "e.json") == []
+    assert evidence_problems(TrainingEvidence.from_json(_card_evidence()), facts, "e.json") == []
     evidence = _card_evidence()
     evidence["slurm"]["state"] = "FAILED"
     evidence["data"]["dataset_sha256"] = "ffff" + "0" * 60
     del evidence["base_model"]["revision"]
-    problems = evidence_problems(evidence, facts, "e.json")
+    problems = evidence_problems(TrainingEvidence.from_json(evidence), facts, "e.json")
     assert len(problems) == 3
     assert "field 'slurm.state' is 'FAILED' but the card states 'COMPLETED'" in problems[1]
     assert "field 'data.dataset_sha256'" in problems[2] and "7076902b…" in problems[2]

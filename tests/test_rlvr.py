@@ -156,7 +156,8 @@ def test_killed_rlvr_run_resumes_from_its_checkpoint(tmp_path: Path) -> None:
     """Relaunching an interrupted RLVR run continues from its last checkpoint, as SFT does."""
     from transformers import TrainerCallback
 
-    from rsi_hub.train import read_evidence, train
+    from rsi_hub.rundir import TrainingEvidence
+    from rsi_hub.train import train
 
     class Interrupt(Exception):
         pass
@@ -170,12 +171,12 @@ def test_killed_rlvr_run_resumes_from_its_checkpoint(tmp_path: Path) -> None:
     recipe = load_recipe("rlvr-smoke", overrides, trainer="rlvr")
     with pytest.raises(Interrupt):
         train(recipe, callbacks=[InterruptAfterSave()])
-    assert read_evidence(recipe.run_dir)["status"] == "running"
+    assert TrainingEvidence.read(recipe.run_dir).status == "running"
     resumed = train(recipe)
     assert resumed.resumed_from == "checkpoint-1"
     evidence = resumed.evidence
-    assert (evidence["status"], evidence["optimizer_steps"]) == ("completed", 2)
-    assert [a["resumed_from"] for a in evidence["attempts"]] == [None, "checkpoint-1"]
-    assert evidence["data"]["n_prompts"] == 2
+    assert (evidence.status, evidence.optimizer_steps) == ("completed", 2)
+    assert [a["resumed_from"] for a in evidence.attempts] == [None, "checkpoint-1"]
+    assert evidence.data["n_prompts"] == 2
     again = train(recipe)
-    assert again.skipped and again.evidence["optimizer_steps"] == 2
+    assert again.skipped and again.evidence.optimizer_steps == 2

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from rsi_hub.hashing import weights_sha256
+from rsi_hub.rundir import SynthProvenance
 from rsi_hub.synth import SamplingSettings, synthesize
 from tests.synth_standins import PROMPTS, clean_audit, every_id
 
@@ -41,16 +42,16 @@ def test_lensyn_on_tiny_checkpoint(tiny_run: Path, tmp_path: Path) -> None:
         "provenance.json",
         "run.json",
     ]
-    stats = provenance["stats"]
+    stats = provenance.stats
     # A random-init model never prints a marker in 6 tokens; the run still completes cleanly.
     assert stats["generated"] == 4
     assert stats["judged"] + sum(stats["malformed"].values()) == 4
-    assert provenance["prompt_ids"] == ["p1", "p2"]
-    assert provenance["weights_sha256"] == weights_sha256(tiny_run)
-    assert provenance["backend"] == "hf"
-    assert provenance["kind"] == "lensyn"
-    assert provenance["rows_kept"] == len((out / "data.jsonl").read_text().splitlines())
-    assert json.loads((out / "provenance.json").read_text()) == provenance
+    assert provenance.prompt_ids == ["p1", "p2"]
+    assert provenance.weights_sha256 == weights_sha256(tiny_run)
+    assert provenance.backend == "hf"
+    assert provenance.kind == "lensyn"
+    assert provenance.rows_kept == len((out / "data.jsonl").read_text().splitlines())
+    assert json.loads((out / "provenance.json").read_text()) == provenance.to_json()
 
 
 def test_lensyn_cli_on_the_pool(tiny_run: Path, tmp_path: Path, capsys) -> None:
@@ -62,14 +63,14 @@ def test_lensyn_cli_on_the_pool(tiny_run: Path, tmp_path: Path, capsys) -> None:
     argv += ["--k", "2", "--max-new-tokens", "6", "--batch-size", "6", "--only-checks", "word_eq"]
     assert main(argv) == 0
     assert "samples from 3 prompts" in capsys.readouterr().out
-    provenance = json.loads((out / "provenance.json").read_text())
-    ids = provenance["prompt_ids"]
+    provenance = SynthProvenance.read(out)
+    ids = provenance.prompt_ids
     assert len(ids) == 3
     assert all(isinstance(i, int) and i % 70 != 33 for i in ids)
-    assert provenance["audit"]["passed"] is True
-    assert set(provenance["audit"]["holdouts"]) == {"if818", "if263", "if3k"}
-    assert provenance["rows_generated"] == 6
-    assert provenance["check_types"] == ["word_eq"]
+    assert provenance.audit_passed
+    assert set(provenance.audit["holdouts"]) == {"if818", "if263", "if3k"}
+    assert provenance.rows_generated == 6
+    assert provenance.check_types == ["word_eq"]
     # Running the same command again resumes a finished run: nothing is generated twice.
     assert main(argv) == 0
     ledger = (out / "ledger.jsonl").read_text().splitlines()

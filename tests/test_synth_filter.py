@@ -43,7 +43,7 @@ def test_keeps_exactly_the_passing_samples(tmp_path: Path) -> None:
         assert row["messages"][1]["content"] == by_id[row["prompt_id"]].prompt
         assert "FINAL" not in row["messages"][2]["content"]
         assert load_scaffold() not in json.dumps(row)
-    stats = provenance["stats"]
+    stats = provenance.stats
     assert (stats["generated"], stats["kept"], stats["judged"]) == (9, 3, 6)
     assert stats["malformed"] == {"no_marker": 1, "empty": 1, "over_long": 1}
     assert stats["prompts_with_a_pass"] == 3
@@ -80,19 +80,18 @@ def test_rft_keeps_whole_passing_replies(tmp_path: Path) -> None:
 def test_provenance_records_the_run(tmp_path: Path) -> None:
     provenance = run_synthesis(PROMPTS, StandInBackend(), tmp_path, _spec(), audit=clean_audit)
     on_disk = json.loads((tmp_path / "provenance.json").read_text())
-    assert on_disk["data_sha256"] == provenance["data_sha256"]
+    assert on_disk["data_sha256"] == provenance.data_sha256
     import hashlib
 
     assert (
-        provenance["data_sha256"]
-        == hashlib.sha256((tmp_path / "data.jsonl").read_bytes()).hexdigest()
+        provenance.data_sha256 == hashlib.sha256((tmp_path / "data.jsonl").read_bytes()).hexdigest()
     )
-    assert provenance["prompt_ids"] == ["p1", "p2", "p3"]
-    assert (provenance["rows_kept"], provenance["rows_generated"]) == (3, 9)
-    assert provenance["sampling"]["max_new_tokens"] == 16
-    assert provenance["weights_sha256"] == "0" * 64
-    assert provenance["scaffold_sha256"]
-    assert provenance["audit"]["passed"] is True
+    assert provenance.prompt_ids == ["p1", "p2", "p3"]
+    assert (provenance.rows_kept, provenance.rows_generated) == (3, 9)
+    assert provenance.sampling["max_new_tokens"] == 16
+    assert provenance.weights_sha256 == "0" * 64
+    assert provenance.scaffold_sha256
+    assert provenance.audit["passed"] is True
 
 
 @pytest.mark.parametrize(
@@ -116,4 +115,4 @@ def test_provenance_names_the_checker_version(tmp_path: Path) -> None:
     from rsi_hub.checker import CHECKER_VERSION
 
     provenance = run_synthesis(PROMPTS, StandInBackend(), tmp_path, _spec(), audit=clean_audit)
-    assert provenance["checker_version"] == str(CHECKER_VERSION)
+    assert provenance.checker_version == str(CHECKER_VERSION)

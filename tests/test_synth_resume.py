@@ -50,7 +50,7 @@ def test_interrupted_run_resumes_exactly(tmp_path: Path) -> None:
     assert sorted(ledger_keys) == sorted(ALL_KEYS)  # no duplicates, no losses
     data_keys = _keys(_lines(tmp_path / "data.jsonl"))
     assert sorted(data_keys) == sorted(PASSING)
-    assert (provenance["rows_generated"], provenance["rows_kept"]) == (9, 3)
+    assert (provenance.rows_generated, provenance.rows_kept) == (9, 3)
 
     # Running again over a complete run generates nothing and changes nothing.
     data_before = (tmp_path / "data.jsonl").read_bytes()
@@ -58,7 +58,7 @@ def test_interrupted_run_resumes_exactly(tmp_path: Path) -> None:
     again = run_synthesis(PROMPTS, third, tmp_path, SPEC, audit=clean_audit)
     assert third.requested == []
     assert (tmp_path / "data.jsonl").read_bytes() == data_before
-    assert again["data_sha256"] == provenance["data_sha256"]
+    assert again.data_sha256 == provenance.data_sha256
 
 
 def test_torn_writes_are_repaired(tmp_path: Path) -> None:
@@ -91,7 +91,7 @@ def test_resume_refuses_other_settings(tmp_path: Path) -> None:
     provenance = run_synthesis(
         PROMPTS, StandInBackend(), tmp_path, other, audit=clean_audit, force=True
     )
-    assert provenance["rows_generated"] == 6
+    assert provenance.rows_generated == 6
 
 
 KILL_SCRIPT = """
@@ -137,4 +137,4 @@ def test_killed_process_resumes(tmp_path: Path) -> None:
     assert set(resumed.requested) == ALL_KEYS - done_before
     assert sorted(_keys(_lines(ledger))) == sorted(ALL_KEYS)
     assert sorted(_keys(_lines(out / "data.jsonl"))) == sorted(PASSING)
-    assert provenance["rows_generated"] == 9
+    assert provenance.rows_generated == 9

@@ -15,7 +15,8 @@ from transformers import TrainerCallback
 from rsi_hub.chat import BOS_TOKEN, IM_END_TOKEN, SPECIAL_TOKEN_IDS, validate_model_folder
 from rsi_hub.data import read_stats
 from rsi_hub.errors import RecipeError
-from rsi_hub.train import build_trainer, load_recipe, read_evidence, train
+from rsi_hub.rundir import TrainingEvidence
+from rsi_hub.train import build_trainer, load_recipe, train
 
 pytestmark = pytest.mark.slow
 
@@ -120,7 +121,7 @@ def test_training_evidence_has_the_card_fields(sft_run) -> None:
 
 def test_completed_run_is_not_trained_again(sft_run) -> None:
     again = train(_sft_recipe(sft_run.run_dir, "tiny"), holdout_matcher=HOLDOUT)
-    assert again.skipped and again.evidence["optimizer_steps"] == STEPS
+    assert again.skipped and again.evidence.optimizer_steps == STEPS
 
 
 def test_killed_run_resumes_to_the_same_loss(sft_run, tiny_run: Path, tmp_path: Path) -> None:
@@ -128,7 +129,7 @@ def test_killed_run_resumes_to_the_same_loss(sft_run, tiny_run: Path, tmp_path: 
     recipe = _sft_recipe(tmp_path / "run", str(tiny_run))
     with pytest.raises(Interrupt):
         train(recipe, callbacks=[InterruptAfterSave()], holdout_matcher=HOLDOUT)
-    assert read_evidence(recipe.run_dir)["status"] == "running"
+    assert TrainingEvidence.read(recipe.run_dir).status == "running"
     data_file = recipe.run_dir / "data" / "data.arrow"
     prepared_at = data_file.stat().st_mtime_ns
 
@@ -146,8 +147,8 @@ def test_killed_run_resumes_to_the_same_loss(sft_run, tiny_run: Path, tmp_path: 
     resumed = train(recipe, holdout_matcher=HOLDOUT)  # the same command, relaunched
     assert resumed.resumed_from == f"checkpoint-{INTERRUPT_AT}"
     assert data_file.stat().st_mtime_ns == prepared_at  # prepared data reused, not rebuilt
-    assert resumed.evidence["optimizer_steps"] == STEPS
-    assert [a["resumed_from"] for a in resumed.evidence["attempts"]] == [
+    assert resumed.evidence.optimizer_steps == STEPS
+    assert [a["resumed_from"] for a in resumed.evidence.attempts] == [
         None,
         f"checkpoint-{INTERRUPT_AT}",
     ]
@@ -207,10 +208,10 @@ def test_simpo_smoke_raises_the_reward_margin(tiny_run: Path, tmp_path: Path, mo
     assert len(margins) >= 12
     assert sum(margins[-3:]) / 3 > margins[0] + 0.1, margins
     validate_model_folder(result.run_dir)
-    assert result.evidence["trainer"].startswith("trl.experimental.cpo.CPOTrainer")
-    assert result.evidence["hyperparameters"]["loss_type"] == "simpo"
-    assert result.evidence["hyperparameters"]["cpo_alpha"] == 0.0
-    assert result.evidence["slurm"] == {
+    assert result.evidence.extra["trainer"].startswith("trl.experimental.cpo.CPOTrainer")
+    assert result.evidence.hyperparameters["loss_type"] == "simpo"
+    assert result.evidence.hyperparameters["cpo_alpha"] == 0.0
+    assert result.evidence.slurm == {
         "job_id": "5773",
         "state": None,
         "state_at_end_of_training": "RUNNING",
@@ -219,7 +220,7 @@ def test_simpo_smoke_raises_the_reward_margin(tiny_run: Path, tmp_path: Path, mo
     from rsi_hub.cli import main
 
     assert main(["train", "finalize", str(result.run_dir)]) == 0
-    assert read_evidence(result.run_dir)["slurm"]["state"] == "COMPLETED"
+    assert TrainingEvidence.read(result.run_dir).slurm_state == "COMPLETED"
 
 
 def test_packed_path_builds_padding_free_batches(

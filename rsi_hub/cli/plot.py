@@ -56,9 +56,9 @@ def run_dose(args: argparse.Namespace) -> int:
     points = None
     if args.sweep:
         manifest = sweep.read_manifest(args.sweep)
-        points = {arm["name"]: arm["point"] for arm in manifest["arms"]}
+        points = manifest.points
         if not runs:
-            runs = [Path(arm["run_dir"]) for arm in manifest["arms"]]
+            runs = [Path(arm.run_dir) for arm in manifest.arms]
     if not runs:
         raise RsiHubError("give run directories or --sweep.")
     data = plots.dose_points(runs, suite=args.suite, x_key=args.x, sweep_points=points)

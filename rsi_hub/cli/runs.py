@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     points = None
     if args.sweep:
         manifest = sweep.read_manifest(args.sweep)
-        points = {arm["name"]: arm["point"] for arm in manifest["arms"]}
+        points = manifest.points
         runs = [r for r in runs if r.name in points]
     incumbent = None
     if args.incumbent:

@@ -57,10 +57,10 @@ def run(args: argparse.Namespace) -> int:
         read_window=args.read_window,
         force=args.force,
     )
-    weights = ", ".join(f"{i['name']}={i['weight']:g}" for i in report.evidence["ingredients"])
+    weights = ", ".join(f"{name}={weight:g}" for name, weight in report.evidence.soup_weights)
     print(
         f"soup of {weights} written to {report.out_dir}: {report.tensors} tensors, "
         f"{report.total_bytes / 1e6:.1f} MB in {len(report.shards)} shard(s); "
-        f"weights sha256 {report.evidence['weights_sha256']}"
+        f"weights sha256 {report.evidence.weights_sha256}"
     )
     return 0

@@ -107,12 +107,11 @@ def run(args: argparse.Namespace) -> int:
         progress=progress,
     )
     print(file=sys.stderr)
-    stats = provenance["stats"]
     print(
-        f"{args.out}: kept {stats['kept']}/{stats['generated']} samples from "
-        f"{stats['prompts_sampled']} prompts ({stats['prompts_with_a_pass']} with a pass); "
-        f"malformed {sum(stats['malformed'].values())}; data sha256 {provenance['data_sha256']}; "
-        f"audit {'passed' if provenance['audit']['passed'] else 'FAILED'}"
+        f"{args.out}: kept {provenance.rows_kept}/{provenance.rows_generated} samples from "
+        f"{provenance.prompts_sampled} prompts ({provenance.prompts_with_a_pass} with a pass); "
+        f"malformed {provenance.malformed}; data sha256 {provenance.data_sha256}; "
+        f"audit {'passed' if provenance.audit_passed else 'FAILED'}"
     )
     source = "iflensyn" if args.synth_mode == "lensyn" else "rft"
     print(

@@ -81,9 +81,9 @@ def run_trainer(args: argparse.Namespace) -> int:
     if not result.skipped:
         evidence = result.evidence
         print(
-            f"{result.run_dir}: {evidence['optimizer_steps']} optimizer steps, loss "
-            f"{evidence['loss']['first']} -> {evidence['loss']['last']}, "
-            f"dataset sha256 {evidence['data']['dataset_sha256']}"
+            f"{result.run_dir}: {evidence.optimizer_steps} optimizer steps, loss "
+            f"{evidence.first_loss} -> {evidence.last_loss}, "
+            f"dataset sha256 {evidence.dataset_sha256}"
         )
     return 0
 
@@ -92,7 +92,7 @@ def run_finalize(args: argparse.Namespace) -> int:
     from rsi_hub.train import finalize_slurm_state
 
     evidence = finalize_slurm_state(args.run_dir)
-    print(f"{args.run_dir}: Slurm job {evidence['slurm']['job_id']} {evidence['slurm']['state']}")
+    print(f"{args.run_dir}: Slurm job {evidence.slurm_job_id} {evidence.slurm_state}")
     return 0
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from rsi_hub.errors import RsiHubError
 from rsi_hub.evaluate import stats, store
 from rsi_hub.evaluate.protocol import SUITES, Suite
+from rsi_hub.rundir import EvalMeta
 
 
 class DocumentMismatchError(RsiHubError):
@@ -118,7 +119,7 @@ def _doc_key(task: str, sample: dict[str, Any]) -> str:
     return f"{task}:{ident if ident is not None else sample['doc_id']}"
 
 
-def load_paired_log(run: str | Path, suite: Suite) -> tuple[dict[str, _Logged], dict[str, Any]]:
+def load_paired_log(run: str | Path, suite: Suite) -> tuple[dict[str, _Logged], EvalMeta]:
     """Per-document outcomes of one run on one suite, keyed by task and document id; and meta."""
     record = store.read_suite_dir(run, suite.name)
     logged: dict[str, _Logged] = {}
@@ -136,16 +137,17 @@ def load_paired_log(run: str | Path, suite: Suite) -> tuple[dict[str, _Logged], 
     return logged, record.meta
 
 
-def _same_protocol(meta_a: dict[str, Any], meta_b: dict[str, Any], task: str) -> None:
+def _same_protocol(meta_a: EvalMeta, meta_b: EvalMeta, task: str) -> None:
     # What changes the meaning of a pass must match, or the pairing compares different tests.
     for key, what in (
         ("checker_version", "checker version"),
         ("system_prompt_id", "system prompt"),
         ("generation", "generation settings"),
     ):
-        if meta_a.get(key) != meta_b.get(key):
+        a, b = getattr(meta_a, key), getattr(meta_b, key)
+        if a != b:
             raise RsiHubError(
-                f"{task}: the runs differ in {what} ({meta_a.get(key)!r} vs {meta_b.get(key)!r}); "
+                f"{task}: the runs differ in {what} ({a!r} vs {b!r}); "
                 "re-run `rsi-hub eval` on both so that they are scored alike."
             )
 
@@ -157,13 +159,13 @@ def read_guard(run: str | Path, guard: Guard, weights: str | None) -> GuardResul
         return GuardResult(guard.label, guard.threshold, None, "missing", "not evaluated")
     record = store.read_suite_dir(run, guard.suite)
     meta = record.meta
-    if meta.get("limit") is not None:
+    if meta.limit is not None:
         return GuardResult(
-            guard.label, guard.threshold, None, "missing", f"ran with --limit {meta['limit']}"
+            guard.label, guard.threshold, None, "missing", f"ran with --limit {meta.limit}"
         )
-    if meta.get("served_configuration") is False:
+    if meta.served_configuration is False:
         return GuardResult(guard.label, guard.threshold, None, "missing", "not served settings")
-    if weights is not None and meta.get("weights_sha256") not in (None, weights):
+    if weights is not None and meta.weights_sha256 not in (None, weights):
         return GuardResult(
             guard.label, guard.threshold, None, "missing", "scored other weights than the primary"
         )
@@ -274,9 +276,9 @@ def compare_runs(
         unmatched_b=len(log_b) - len(shared),
         prompts_differ=sum(log_a[k].prompt_hash != log_b[k].prompt_hash for k in shared),
     )
-    weights_b = meta_b.get("weights_sha256")
+    weights_b = meta_b.weights_sha256
     comparison.guards = [read_guard(run_b, g, weights_b) for g in rule.guards]
-    limited = meta_a.get("limit") is not None or meta_b.get("limit") is not None
+    limited = meta_a.limit is not None or meta_b.limit is not None
     decide(comparison, rule, limited)
     return comparison
 

@@ -63,7 +63,7 @@ def failure_report(run: str | Path, task: str = "if818") -> FailureReport:
             f"{', '.join(CHECKED_SUITES)}."
         )
     record = store.read_suite_dir(run, task)
-    scored_by = record.meta.get("checker_version")
+    scored_by = record.meta.checker_version
     if scored_by != CHECKER_VERSION:
         raise RsiHubError(
             f"{record.folder} was scored by checker {scored_by}, this is checker "
@@ -81,4 +81,4 @@ def failure_report(run: str | Path, task: str = "if818") -> FailureReport:
             f"{record.folder}: the checker now passes {analysis.passed} answers where the log "
             f"says {logged_passes}; re-run `rsi-hub eval {run} --suite {task}`."
         )
-    return FailureReport(str(run), task, analysis, CHECKER_VERSION, record.meta.get("limit"))
+    return FailureReport(str(run), task, analysis, CHECKER_VERSION, record.meta.limit)

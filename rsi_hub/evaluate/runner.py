@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from rsi_hub import __version__, hashing
+from rsi_hub import hashing
 from rsi_hub.chat import (
     MAX_INPUT_TOKENS,
     MAX_NEW_TOKENS,
@@ -42,6 +42,7 @@ from rsi_hub.evaluate.protocol import (
     resolve_suites,
     served_generation,
 )
+from rsi_hub.rundir import EvalMeta, library_versions
 
 Backend = Literal["hf", "vllm"]
 DEFAULT_HF_BATCH_SIZE = 8
@@ -533,43 +534,33 @@ def _run_suite(
     served = not system.candidate and (
         not suite.generates or max_gen_toks in (None, MAX_NEW_TOKENS)
     )
-    meta = {
-        "suite": suite.name,
-        "tasks": list(suite.tasks),
-        "task_versions": _task_versions(results),
-        "run": str(run.resolve()),
-        "weights_sha256": weights,
-        "weights_files": weight_files,
-        "checker_version": checker_version,
-        "sandbox_backend": sandbox_backend(),  # which sandbox ran code_tests (bwrap/fallback)
-        "system_prompt_id": system.id,
-        "system_prompt_sha256": system.sha256,
-        "generation": generation if suite.generates else {"apply_chat_template": True},
-        "served_configuration": served,
-        "limit": limit,
-        "n_samples": {task: len(rows) for task, rows in samples.items()},
-        "backend": backend,
-        "model_args": {**model_args, "chat_template_args": dict(lm.chat_template_args)},
-        "data": data_source,
-        "stop_measurement": "generated token ids" if suite.name == "ev4" else None,
-        "versions": _versions(),
-        "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "seconds": round(seconds, 3),
-    }
+    meta = EvalMeta(
+        suite=suite.name,
+        tasks=list(suite.tasks),
+        weights_sha256=weights,
+        checker_version=checker_version,
+        sandbox_backend=sandbox_backend(),  # which sandbox ran code_tests (bwrap/fallback)
+        system_prompt_id=system.id,
+        system_prompt_sha256=system.sha256,
+        generation=generation if suite.generates else {"apply_chat_template": True},
+        served_configuration=served,
+        limit=limit,
+        n_samples={task: len(rows) for task, rows in samples.items()},
+        backend=backend,
+        versions=library_versions(),
+        finished_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        extra={
+            "task_versions": _task_versions(results),
+            "run": str(run.resolve()),
+            "weights_files": weight_files,
+            "model_args": {**model_args, "chat_template_args": dict(lm.chat_template_args)},
+            "data": data_source,
+            "stop_measurement": "generated token ids" if suite.name == "ev4" else None,
+            "seconds": round(seconds, 3),
+        },
+    )
     folder = store.write_suite_dir(run, folder_name, results, samples, meta)
     record = store.read_suite_dir(run, folder_name)
     metrics = {task: record.metrics(task) for task in record.results.get("results", {})}
     say(f"{suite.name}: wrote {folder} ({seconds:.1f} s)")
     return SuiteOutcome(suite.name, folder, metrics, seconds)
-
-
-def _versions() -> dict[str, str]:
-    from importlib.metadata import PackageNotFoundError, version
-
-    found = {"rsi-hub": __version__}
-    for name in ("lm_eval", "transformers", "torch", "vllm"):
-        try:
-            found[name] = version(name)
-        except PackageNotFoundError:
-            continue
-    return found

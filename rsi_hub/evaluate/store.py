@@ -22,36 +22,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rsi_hub import rundir
 from rsi_hub.errors import RsiHubError
+from rsi_hub.rundir import EVAL_DIR, META_FILE, RESULTS_FILE, EvalMeta, dumps
 
-EVAL_DIR = "eval"
-RESULTS_FILE = "results.json"
-META_FILE = "meta.json"
-SAMPLES_PREFIX = "samples_"
-
-
-def suite_dir(run: str | Path, suite: str) -> Path:
-    """`RUN/eval/<suite>/`."""
-    return Path(run) / EVAL_DIR / suite
-
-
-def _default(value: Any) -> Any:
-    # lm-eval's configs hold functions and numpy numbers; keep them readable, never crash.
-    try:
-        import numpy as np
-
-        if isinstance(value, np.generic):
-            return value.item()
-    except ImportError:  # pragma: no cover - numpy ships with torch
-        pass
-    if isinstance(value, set | tuple):
-        return list(value)
-    return str(value)
-
-
-def dumps(data: Any, *, indent: int | None = 2) -> str:
-    """JSON text of lm-eval output (functions and numpy values made serialisable)."""
-    return json.dumps(data, indent=indent, ensure_ascii=False, default=_default)
+__all__ = ["EVAL_DIR", "META_FILE", "RESULTS_FILE", "SuiteRecord", "dumps", "suite_dir"]
+suite_dir = rundir.eval_dir  # `RUN/eval/<suite>/`
 
 
 def write_suite_dir(
@@ -59,7 +35,7 @@ def write_suite_dir(
     suite: str,
     results: dict[str, Any],
     samples: dict[str, list[dict[str, Any]]],
-    meta: dict[str, Any],
+    meta: EvalMeta,
 ) -> Path:
     """Write `RUN/eval/<suite>/` in a staging folder beside it, then swap it in.
 
@@ -70,11 +46,11 @@ def write_suite_dir(
     staging = Path(tempfile.mkdtemp(prefix=f".{suite}.partial-", dir=target.parent))
     try:
         for task, rows in samples.items():
-            with (staging / f"{SAMPLES_PREFIX}{task}.jsonl").open("w", encoding="utf-8") as out:
+            with rundir.samples_path(staging, task).open("w", encoding="utf-8") as out:
                 for row in rows:
                     out.write(dumps(row, indent=None) + "\n")
-        (staging / RESULTS_FILE).write_text(dumps(results) + "\n", encoding="utf-8")
-        (staging / META_FILE).write_text(dumps(meta) + "\n", encoding="utf-8")
+        rundir.results_path(staging).write_text(dumps(results) + "\n", encoding="utf-8")
+        rundir.meta_path(staging).write_text(dumps(meta.to_json()) + "\n", encoding="utf-8")
         old = None
         if target.exists():
             old = target.with_name(f".{suite}.old-{os.getpid()}")
@@ -88,37 +64,29 @@ def write_suite_dir(
     return target
 
 
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as err:
-        raise RsiHubError(f"{path} is missing") from err
-    except json.JSONDecodeError as err:
-        raise RsiHubError(f"{path}: not valid JSON ({err})") from err
-
-
 @dataclass(frozen=True)
 class SuiteRecord:
     """One `RUN/eval/<suite>/` folder as read back."""
 
     folder: Path
     results: dict[str, Any]
-    meta: dict[str, Any]
+    meta: EvalMeta
 
     def metrics(self, task: str) -> dict[str, Any]:
         """The metrics of one task (or group), without lm-eval's `,none` filter suffix."""
         table = self.results.get("results", {}).get(task)
         if table is None:
-            raise RsiHubError(f"{self.folder / RESULTS_FILE}: no results for task {task!r}")
+            raise RsiHubError(f"{rundir.results_path(self.folder)}: no results for task {task!r}")
         return {key.split(",")[0]: value for key, value in table.items() if "," in key}
 
     def sample_files(self) -> list[Path]:
-        return sorted(self.folder.glob(f"{SAMPLES_PREFIX}*.jsonl"))
+        """Every `samples_<task>.jsonl` of the folder, in name order."""
+        return rundir.sample_files(self.folder)
 
     def samples(self, task: str | None = None) -> Iterator[tuple[str, dict[str, Any]]]:
         """(task, sample) for every logged document, of one task or of all."""
         for path in self.sample_files():
-            name = path.stem[len(SAMPLES_PREFIX) :]
+            name = rundir.sample_task(path)
             if task is not None and name != task:
                 continue
             with path.open(encoding="utf-8") as handle:
@@ -136,9 +104,11 @@ def read_suite_dir(run: str | Path, suite: str) -> SuiteRecord:
     folder = suite_dir(run, suite)
     if not folder.is_dir():
         raise RsiHubError(f"{folder} not found: run `rsi-hub eval {run} --suite {suite}` first.")
-    return SuiteRecord(folder, _read_json(folder / RESULTS_FILE), _read_json(folder / META_FILE))
+    again = f"regenerate it: run `rsi-hub eval {run} --suite {suite}` again"
+    results = rundir.read_json_object(rundir.results_path(folder), regenerate=again)
+    return SuiteRecord(folder, results, EvalMeta.read(folder))
 
 
 def has_suite_dir(run: str | Path, suite: str) -> bool:
     """True when `RUN/eval/<suite>/` holds a finished evaluation."""
-    return (suite_dir(run, suite) / META_FILE).is_file()
+    return rundir.meta_path(suite_dir(run, suite)).is_file()

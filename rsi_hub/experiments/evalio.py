@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from rsi_hub.errors import RsiHubError
+from rsi_hub.rundir import EvalMeta
 
 Outcomes = dict[str, bool]
 """Per-document pass/fail of one run on one suite, keyed as `rsi-hub compare` pairs them."""
@@ -68,12 +69,12 @@ class SuiteResult:
     score: float
     n: int
     outcomes: Outcomes
-    meta: dict[str, Any]
+    meta: EvalMeta
 
     @property
     def weights_sha256(self) -> str | None:
         """The weights the results were scored on."""
-        return self.meta.get("weights_sha256")
+        return self.meta.weights_sha256
 
     @property
     def passes(self) -> int:
@@ -106,7 +107,7 @@ def read_suite(run: str | Path, suite: str, *, folder_name: str | None = None) -
         if isinstance(value, int | float):
             score = float(value)
             break
-    return SuiteResult(Path(run), suite, score, len(outcomes), outcomes, dict(meta))
+    return SuiteResult(Path(run), suite, score, len(outcomes), outcomes, meta)
 
 
 def has_suite(run: str | Path, folder_name: str) -> bool:
@@ -136,7 +137,7 @@ def guards(run: str | Path) -> list[GuardStatus]:
     compare_mod = _import("compare")
     weights = None
     if has_suite(run, "if818"):
-        weights = _import("store").read_suite_dir(run, "if818").meta.get("weights_sha256")
+        weights = _import("store").read_suite_dir(run, "if818").meta.weights_sha256
     out = []
     for guard in compare_mod.AcceptanceRule().guards:
         result = compare_mod.read_guard(run, guard, weights)

@@ -12,7 +12,6 @@ Loading (`dose_points`, `failure_profiles`) reads run directories through
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import Any, Literal
 from rsi_hub.errors import RsiHubError
 from rsi_hub.experiments import evalio
 from rsi_hub.experiments.stats import wilson_interval
+from rsi_hub.rundir import TrainingEvidence
 
 Interval = Literal["wilson", "bootstrap"]
 DPI = 150
@@ -200,8 +200,8 @@ def setting_of(run: Path, key: str, sweep_points: Mapping[str, Mapping[str, str]
     if sweep_points and run.name in sweep_points:
         value = sweep_points[run.name].get(key)
     if value is None:
-        path = run / "training_evidence.json"
-        evidence = json.loads(path.read_text()) if path.is_file() else {}
+        record = TrainingEvidence.read_if_any(run)
+        evidence = record.to_json() if record is not None else {}
         for section in ("hyperparameters", "recipe"):
             value = (evidence.get(section) or {}).get(key)
             if value is not None:

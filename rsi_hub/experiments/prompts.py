@@ -273,9 +273,9 @@ def _reusable(
     if not evalio.has_suite(run, folder):
         return False
     result = evalio.read_suite(run, suite, folder_name=folder)
-    recorded = result.meta.get("system_prompt_sha256")
+    recorded = result.meta.system_prompt_sha256
     return (
         result.weights_sha256 == weights
-        and result.meta.get("limit") == limit
+        and result.meta.limit == limit
         and recorded in (None, candidate.sha256)
     )

@@ -8,13 +8,12 @@ The markdown form is what a release card embeds.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from rsi_hub.errors import RsiHubError
+from rsi_hub import rundir
+from rsi_hub.errors import RsiHubError, RunDirError
 from rsi_hub.experiments import evalio
 from rsi_hub.experiments.tables import format_p, render_table
 
@@ -30,15 +29,14 @@ SUITE_LABELS: dict[str, str] = {
 # Suites reported as pass counts out of the documents, and as 4-decimal rates.
 COUNT_SUITES = frozenset({"if818", "if263", "if3k"})
 RATE_SUITES = frozenset({"pref", "mmlu"})
-EVIDENCE_FILE = "training_evidence.json"
 
 
 def is_run_dir(path: Path) -> bool:
     """A run directory holds weights or evaluation results."""
     return path.is_dir() and (
         (path / "config.json").is_file()
-        or (path / "eval").is_dir()
-        or (path / EVIDENCE_FILE).is_file()
+        or rundir.eval_root(path).is_dir()
+        or rundir.evidence_path(path).is_file()
     )
 
 
@@ -52,14 +50,12 @@ def discover_runs(root: str | Path) -> list[Path]:
     return sorted((p for p in root.iterdir() if is_run_dir(p)), key=lambda p: p.name)
 
 
-def _evidence(run: Path) -> dict[str, Any]:
-    path = run / EVIDENCE_FILE
-    if not path.is_file():
-        return {}
+def _evidence(run: Path) -> rundir.TrainingEvidence | None:
+    # The table describes what it can: a run without readable evidence is shown as "—".
     try:
-        return json.loads(path.read_text())
-    except json.JSONDecodeError:
-        return {}
+        return rundir.TrainingEvidence.read_if_any(run)
+    except RunDirError:
+        return None
 
 
 def what_changed(run: Path, sweep_points: Mapping[str, Mapping[str, str]] | None = None) -> str:
@@ -68,20 +64,22 @@ def what_changed(run: Path, sweep_points: Mapping[str, Mapping[str, str]] | None
     if sweep_points and run.name in sweep_points:
         point = sweep_points[run.name]
         return ", ".join(f"{k}={v}" for k, v in point.items())
-    if evidence.get("kind") == "weight soup":
-        parts = [f"{i['name']} {i['weight']:g}" for i in evidence.get("ingredients", [])]
+    if evidence is None:
+        return "—"
+    if evidence.kind == "weight soup":
+        parts = [f"{name} {weight:g}" for name, weight in evidence.soup_weights]
         return "weight soup: " + " + ".join(parts)
-    recipe = evidence.get("recipe") or {}
+    recipe = evidence.recipe or {}
     if recipe.get("description"):
         return str(recipe["description"])
-    hyper = evidence.get("hyperparameters") or {}
-    mix = (evidence.get("data") or {}).get("mix")
+    hyper = evidence.hyperparameters or {}
+    mix = (evidence.data or {}).get("mix")
     if hyper or mix:
         bits = [f"{hyper['max_steps']} steps" if "max_steps" in hyper else "", mix or ""]
         if "learning_rate" in hyper:
             bits.append(f"LR {hyper['learning_rate']:g}")
         return ", ".join(b for b in bits if b)
-    return str(evidence.get("kind", "—"))
+    return evidence.kind
 
 
 def format_score(suite: str, result: evalio.SuiteResult) -> str:
@@ -92,7 +90,7 @@ def format_score(suite: str, result: evalio.SuiteResult) -> str:
         text = f"{result.score:.4f}"
     else:
         text = f"{result.score:g}"
-    return text + ("*" if result.meta.get("limit") is not None else "")
+    return text + ("*" if result.meta.limit is not None else "")
 
 
 @dataclass
@@ -144,8 +142,8 @@ def build_rows(
                 continue
             result = evalio.read_suite(run, suite)
             cells[suite] = format_score(suite, result)
-            if result.meta.get("limit") is not None:
-                notes.append(f"{suite} scored with --limit {result.meta['limit']}")
+            if result.meta.limit is not None:
+                notes.append(f"{suite} scored with --limit {result.meta.limit}")
             if suite == primary:
                 primary_passes = result.passes
         row = RunRow(

@@ -21,7 +21,7 @@ import json
 import math
 import shutil
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,10 +38,9 @@ from rsi_hub.experiments.shards import (
     shard_name,
     write_index,
 )
-from rsi_hub.hashing import weights_sha256
+from rsi_hub.rundir import EVIDENCE_FILE, TrainingEvidence, library_versions, weights_sha256
 from rsi_hub.staging import fresh_staging_dir, refuse_non_empty, swap_in
 
-TRAINING_EVIDENCE_FILE = "training_evidence.json"
 DEFAULT_MAX_SHARD_SIZE = "5GB"
 DEFAULT_READ_WINDOW = "512MB"
 # Config keys that record who saved a checkpoint, not what it is.
@@ -58,7 +57,7 @@ TOKENIZER_FILES = (
     "chat_template.jinja",
 )
 # Not copied from the first ingredient: weights are rewritten, evidence and results are per run.
-NOT_COPIED = frozenset({SINGLE_FILE, INDEX_FILE, TRAINING_EVIDENCE_FILE})
+NOT_COPIED = frozenset({SINGLE_FILE, INDEX_FILE, EVIDENCE_FILE})
 
 
 class SoupMismatchError(RsiHubError):
@@ -73,7 +72,7 @@ class SoupReport:
     shards: list[str]
     tensors: int
     total_bytes: int
-    evidence: dict[str, Any] = field(default_factory=dict)
+    evidence: TrainingEvidence
 
 
 def normalise_weights(weights: Sequence[float] | None, count: int) -> list[float]:
@@ -278,14 +277,14 @@ def _ingredient_evidence(run: Path, weight: float) -> dict[str, Any]:
         "weight": weight,
         "weights_sha256": weights_sha256(run),
     }
-    evidence_path = run / TRAINING_EVIDENCE_FILE
-    if evidence_path.is_file():
-        evidence = _load_json(evidence_path)
+    record = TrainingEvidence.read_if_any(run)
+    if record is not None:
+        evidence = record.to_json()
         # Enough of each ingredient's lineage to trace it without the run directory.
         for key in ("base_model", "base_revision", "optimizer_steps", "seed", "slurm", "status"):
-            if key in evidence:
+            if evidence.get(key) is not None:
                 entry[key] = evidence[key]
-        data = evidence.get("data")
+        data = record.data
         if isinstance(data, dict):
             entry["data"] = {k: data[k] for k in ("mix", "dataset_sha256") if k in data}
     return entry
@@ -358,23 +357,25 @@ def soup(
 
     ingredients = [_ingredient_evidence(p, w) for p, w in zip(paths, weights, strict=True)]
     total = sum(info.nbytes for info in layout.values())
-    evidence = {
-        "kind": "weight soup",
-        "status": "completed",
-        "method": "weighted average of every tensor, accumulated in float32, "
+    evidence = TrainingEvidence(
+        kind="weight soup",
+        status="completed",
+        method="weighted average of every tensor, accumulated in float32, "
         "written in the ingredients' dtype",
-        "ingredients": ingredients,
-        "base_model": _common_value(ingredients, "base_model"),
-        "base_revision": _common_value(ingredients, "base_revision"),
-        "optimizer_steps": 0,
-        "tensors": len(layout),
-        "total_bytes": total,
-        "shards": len(plan),
-        "max_shard_bytes": parse_size(max_shard_size),
-        "weights_sha256": weights_sha256(staging),
-        "libraries": _library_versions(),
-    }
-    (staging / TRAINING_EVIDENCE_FILE).write_text(json.dumps(evidence, indent=2) + "\n")
+        ingredients=ingredients,
+        base_model=_common_value(ingredients, "base_model"),
+        optimizer_steps=0,
+        weights_sha256=weights_sha256(staging),
+        libraries=library_versions(),
+        extra={
+            "base_revision": _common_value(ingredients, "base_revision"),
+            "tensors": len(layout),
+            "total_bytes": total,
+            "shards": len(plan),
+            "max_shard_bytes": parse_size(max_shard_size),
+        },
+    )
+    evidence.write(staging)
     swap_in(staging, out)
     return SoupReport(
         out_dir=out,
@@ -383,10 +384,3 @@ def soup(
         total_bytes=total,
         evidence=evidence,
     )
-
-
-def _library_versions() -> dict[str, str]:
-    import safetensors
-    import torch
-
-    return {"torch": torch.__version__, "safetensors": safetensors.__version__}

@@ -12,7 +12,6 @@ under the sweep folder with a `sweep.json` manifest that `rsi-hub runs` and `rsi
 from __future__ import annotations
 
 import itertools
-import json
 import re
 import shlex
 import shutil
@@ -21,12 +20,11 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
 from rsi_hub.errors import RsiHubError
 from rsi_hub.experiments import recipes
+from rsi_hub.rundir import SweepArm, SweepManifest, TrainingEvidence
 
-MANIFEST_FILE = "sweep.json"
 DEFAULT_SUITES = ("if818",)
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.+-]+")
 
@@ -398,10 +396,8 @@ def run_local(
 def _step_done(arm: Arm, step: str) -> bool:
     run_dir = Path(arm.run_dir)
     if step == "train":
-        path = run_dir / "training_evidence.json"
-        if not path.is_file():
-            return False
-        return json.loads(path.read_text()).get("status") == "completed"
+        evidence = TrainingEvidence.read_if_any(run_dir)
+        return evidence is not None and evidence.completed
     from rsi_hub.experiments import evalio
 
     return evalio.has_suite(run_dir, step)
@@ -411,24 +407,21 @@ def write_manifest(
     sweep_dir: Path, recipe: str, grid: dict[str, list[str]], arms: list[Arm], mode: str
 ) -> Path:
     """Write `sweep.json`: the recipe, grid and every arm (overrides, run dir, job ids)."""
-    sweep_dir.mkdir(parents=True, exist_ok=True)
-    manifest = {
-        "recipe": recipe,
-        "grid": grid,
-        "mode": mode,
-        "arms": [asdict(arm) for arm in arms],
-    }
-    path = sweep_dir / MANIFEST_FILE
-    path.write_text(json.dumps(manifest, indent=2) + "\n")
-    return path
+    manifest = SweepManifest(
+        recipe=recipe,
+        arms=[
+            SweepArm.from_json(asdict(arm), source=sweep_dir, index=i) for i, arm in enumerate(arms)
+        ],
+        grid=grid,
+        mode=mode,
+    )
+    return manifest.write(sweep_dir)
 
 
-def read_manifest(path: str | Path) -> dict[str, Any]:
-    """Read a `sweep.json` (or the one inside a sweep folder)."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / MANIFEST_FILE
-    try:
-        return json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as err:
-        raise RsiHubError(f"cannot read the sweep manifest {path}: {err}") from err
+def read_manifest(path: str | Path) -> SweepManifest:
+    """Read a `sweep.json` (or the one inside a sweep folder).
+
+    Raises:
+        RunFileMissingError: no such file; RunDirError: malformed (names the file and field).
+    """
+    return SweepManifest.read(path)

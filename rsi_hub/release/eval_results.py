@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rsi_hub import rundir
 from rsi_hub.errors import ReleaseError, RsiHubError
-from rsi_hub.evaluate.store import EVAL_DIR, META_FILE, SuiteRecord, read_suite_dir
+from rsi_hub.evaluate.store import SuiteRecord, read_suite_dir
 
 # Count metrics (passed, out of) of each kind of task, then rate metrics, in the order looked for.
 _COUNT_KEYS = (("pass_count", None), ("checks_passed", "checks_total"))
@@ -63,7 +64,7 @@ def _as_count(value: Any) -> int | None:
 
 
 def _n_samples(record: SuiteRecord, task: str) -> int | None:
-    n = (record.meta.get("n_samples") or {}).get(task)
+    n = (record.meta.n_samples or {}).get(task)
     return n if isinstance(n, int) else None
 
 
@@ -73,19 +74,19 @@ def suite_result(record: SuiteRecord) -> SuiteResult:
     Raises:
         ReleaseError: no weights hash in `meta.json`, or no score in `results.json`.
     """
-    suite = str(record.meta.get("suite") or record.folder.name)
+    suite = str(record.meta.suite or record.folder.name)
     fix = f"re-run `rsi-hub eval RUN --suite {suite}` or move {record.folder} away"
-    weights = record.meta.get("weights_sha256")
+    weights = record.meta.weights_sha256
     if not isinstance(weights, str) or not weights:
         raise ReleaseError(
-            f"{record.folder / META_FILE}: field weights_sha256 is missing, so these results are "
+            f"{rundir.meta_path(record.folder)}: field weights_sha256 is missing, so these results are "
             f"bound to no weights; {fix}."
         )
     try:
         metrics = record.metrics(suite)
     except RsiHubError as err:
         raise ReleaseError(f"{err}; {fix}.") from err
-    limit = record.meta.get("limit")
+    limit = record.meta.limit
     common = {"suite": suite, "folder": record.folder, "weights_sha256": weights}
     common["limit"] = limit if isinstance(limit, int) else None
     for passed_key, total_key in _COUNT_KEYS:
@@ -114,7 +115,7 @@ def read_eval_results(run: str | Path, weights_sha256: str) -> dict[str, SuiteRe
         ReleaseError: a result's recorded weights hash differs (names the file and the fix), or a
             result folder is malformed.
     """
-    eval_dir = Path(run) / EVAL_DIR
+    eval_dir = rundir.eval_root(run)
     if not eval_dir.is_dir():
         return {}
     results: dict[str, SuiteResult] = {}
@@ -126,12 +127,12 @@ def read_eval_results(run: str | Path, weights_sha256: str) -> dict[str, SuiteRe
             record = read_suite_dir(run, folder.name)
         except RsiHubError as err:
             raise ReleaseError(f"{err}; re-run `rsi-hub eval` or move {folder} away.") from err
-        if record.meta.get("served_configuration") is False:
+        if record.meta.served_configuration is False:
             continue  # not the configuration being released (e.g. a candidate system prompt)
         result = suite_result(record)
         if result.weights_sha256 != weights_sha256:
             raise ReleaseError(
-                f"{folder / META_FILE}: scored weights {result.weights_sha256[:12]}…, but the "
+                f"{rundir.meta_path(folder)}: scored weights {result.weights_sha256[:12]}…, but the "
                 f"weights being released are {weights_sha256[:12]}…: these results are not of "
                 f"this checkpoint. Re-run `rsi-hub eval {run} --suite {folder.name}` on it, or "
                 f"move {folder} out of {eval_dir}."

@@ -2,36 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from rsi_hub.errors import ReleaseError
 from rsi_hub.release.facts import EVIDENCE_FILE, Facts
+from rsi_hub.rundir import EVIDENCE_FILE as TRAINING_EVIDENCE_FILE
+from rsi_hub.rundir import TrainingEvidence
 
-TRAINING_EVIDENCE_FILE = "training_evidence.json"
+__all__ = ["TRAINING_EVIDENCE_FILE", "evidence_problems"]
 _MISSING = object()
-
-
-def read_evidence(folder: str | Path) -> dict[str, Any]:
-    """The `training_evidence.json` of a run or staged release.
-
-    Raises:
-        ReleaseError: the file is missing or not a JSON object.
-    """
-    path = Path(folder) / TRAINING_EVIDENCE_FILE
-    if not path.is_file():
-        raise ReleaseError(
-            f"{path}: missing; every run writes it (`rsi-hub train`, `rsi-hub tiny`): release a "
-            "run directory, not a bare checkpoint."
-        )
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as err:
-        raise ReleaseError(f"{path}: not valid JSON ({err}).") from err
-    if not isinstance(data, dict):
-        raise ReleaseError(f"{path}: must hold a JSON object.")
-    return data
 
 
 def _lookup(data: dict[str, Any], dotted: str) -> Any:
@@ -50,18 +29,22 @@ def _matches(actual: Any, expected: Any) -> bool:
     return str(actual) == str(expected)
 
 
-def evidence_problems(evidence: dict[str, Any], facts: Facts, where: str | Path) -> list[str]:
-    """Every way `evidence` falls short of what `facts` require, one message each (file + fix)."""
+def evidence_problems(evidence: TrainingEvidence, facts: Facts, where: str | Path) -> list[str]:
+    """Every way `evidence` falls short of what `facts` require, one message each (file + fix).
+
+    `facts` name fields by their dotted path in the file (`slurm.state`, `data.dataset_sha256`).
+    """
     rules = facts.folder / EVIDENCE_FILE
+    data = evidence.to_json()
     problems = []
     for name in facts.evidence_required:
-        if _lookup(evidence, name) in (_MISSING, None, ""):
+        if _lookup(data, name) in (_MISSING, None, ""):
             problems.append(
                 f"{where}: field {name!r} is missing or empty; {rules} requires it (the card "
                 "reports it): re-run training with `rsi-hub train`, which records it."
             )
     for name, expected in facts.evidence_expected.items():
-        actual = _lookup(evidence, name)
+        actual = _lookup(data, name)
         if actual is not _MISSING and actual is not None and not _matches(actual, expected):
             problems.append(
                 f"{where}: field {name!r} is {actual!r} but the card states {expected!r} "

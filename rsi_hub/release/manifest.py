@@ -8,16 +8,16 @@ the same run twice gives the same bytes, so a re-run has nothing new to upload.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
-from rsi_hub.errors import ReleaseError
+from rsi_hub.errors import ReleaseError, RunDirError, RunFileMissingError
 from rsi_hub.hashing import BLOCK_SIZE, sha256_files
+from rsi_hub.rundir import RELEASE_MANIFEST_FILE as MANIFEST_FILE
+from rsi_hub.rundir import FileEntry, ReleaseManifest, release_manifest_path
 
-MANIFEST_FILE = "release_manifest.json"
-MANIFEST_VERSION = 1
+# The record itself (fields, JSON form, schema version) is rsi_hub.rundir's ReleaseManifest.
+Manifest = ReleaseManifest
 
 # sha256 by (device, inode, size, mtime): a hard-linked shard is the same inode as the run's file,
 # so staging and validation in one process hash it once. Not ctime: creating a link changes it.
@@ -53,49 +53,6 @@ def git_blob_sha1(path: str | Path) -> str:
     return digest.hexdigest()
 
 
-@dataclass(frozen=True)
-class FileEntry:
-    """One file of a release."""
-
-    size: int
-    sha256: str
-
-
-@dataclass(frozen=True)
-class Manifest:
-    """What a staged release holds: every file (but the manifest itself) with size and sha256."""
-
-    name: str
-    repo_id: str
-    weights_sha256: str
-    files: dict[str, FileEntry]
-
-    @property
-    def total_bytes(self) -> int:
-        """The size of all listed files together."""
-        return sum(entry.size for entry in self.files.values())
-
-    def to_json(self) -> str:
-        """The manifest file's exact text (sorted, so equal manifests are equal bytes)."""
-        data = {
-            "version": MANIFEST_VERSION,
-            "name": self.name,
-            "repo_id": self.repo_id,
-            "weights_sha256": self.weights_sha256,
-            "files": {
-                path: {"size": entry.size, "sha256": entry.sha256}
-                for path, entry in sorted(self.files.items())
-            },
-        }
-        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-
-    def write(self, folder: str | Path) -> Path:
-        """Write `release_manifest.json` into `folder`; return its path."""
-        path = Path(folder) / MANIFEST_FILE
-        path.write_text(self.to_json(), encoding="utf-8")
-        return path
-
-
 def build_manifest(folder: str | Path, *, name: str, repo_id: str, weights_sha256: str) -> Manifest:
     """Hash every file under `folder` (but an existing manifest) into a manifest."""
     folder = Path(folder)
@@ -114,24 +71,15 @@ def read_manifest(folder: str | Path) -> Manifest:
     Raises:
         ReleaseError: missing or malformed (names the file and the fix).
     """
-    path = Path(folder) / MANIFEST_FILE
-    fix = "stage the release again with `rsi-hub release RUN`"
-    if not path.is_file():
-        raise ReleaseError(f"{path}: missing, so {folder} is not a staged release; {fix}.")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        files = {
-            rel: FileEntry(size=int(entry["size"]), sha256=str(entry["sha256"]))
-            for rel, entry in data["files"].items()
-        }
-        return Manifest(
-            name=str(data["name"]),
-            repo_id=str(data["repo_id"]),
-            weights_sha256=str(data["weights_sha256"]),
-            files=files,
-        )
-    except (json.JSONDecodeError, KeyError, TypeError, ValueError) as err:
-        raise ReleaseError(f"{path}: malformed ({err!r}); {fix}.") from err
+        return ReleaseManifest.read(folder)
+    except RunFileMissingError as err:
+        raise ReleaseError(
+            f"{release_manifest_path(folder)}: missing, so {folder} is not a staged release; "
+            "stage the release again with `rsi-hub release RUN`."
+        ) from err
+    except RunDirError as err:
+        raise ReleaseError(str(err)) from err
 
 
 def folder_entries(folder: str | Path) -> list[str]:

@@ -22,7 +22,7 @@ from rsi_hub.errors import ReleaseError
 from rsi_hub.hashing import BLOCK_SIZE, WEIGHTS_GLOB, manifest_sha256, weight_shards
 from rsi_hub.release.card import render_card
 from rsi_hub.release.eval_results import SuiteResult, read_eval_results
-from rsi_hub.release.evidence import TRAINING_EVIDENCE_FILE, evidence_problems, read_evidence
+from rsi_hub.release.evidence import TRAINING_EVIDENCE_FILE, evidence_problems
 from rsi_hub.release.facts import LICENSE_FILE, Facts, check_repo_id, load_facts
 from rsi_hub.release.manifest import (
     MANIFEST_FILE,
@@ -33,6 +33,7 @@ from rsi_hub.release.manifest import (
     read_manifest,
     remember_sha256,
 )
+from rsi_hub.rundir import TrainingEvidence
 
 CONFIG_FILE = "config.json"
 SAFETENSORS_INDEX = "model.safetensors.index.json"
@@ -222,7 +223,7 @@ def _check_run(run: Path, facts: Facts) -> dict[str, Path]:
         )
     sources = run_sources(run)
     validate_model_folder(run)
-    problems = evidence_problems(read_evidence(run), facts, run / TRAINING_EVIDENCE_FILE)
+    problems = evidence_problems(TrainingEvidence.read(run), facts, run / TRAINING_EVIDENCE_FILE)
     if problems:
         raise ReleaseError(
             "the run's training evidence is incomplete:\n  - " + "\n  - ".join(problems)

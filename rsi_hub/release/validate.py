@@ -22,7 +22,7 @@ import yaml
 from rsi_hub.chat import STOP_TOKEN_IDS, load_system_prompt, render
 from rsi_hub.chat.serving import read_json_object, serving_contract_problems
 from rsi_hub.errors import ReleaseError, ServingContractError
-from rsi_hub.release.evidence import TRAINING_EVIDENCE_FILE, evidence_problems, read_evidence
+from rsi_hub.release.evidence import TRAINING_EVIDENCE_FILE, evidence_problems
 from rsi_hub.release.facts import LICENSE_FILE, Facts
 from rsi_hub.release.manifest import (
     MANIFEST_FILE,
@@ -36,6 +36,7 @@ from rsi_hub.release.stage import (
     weight_files,
     weights_digest,
 )
+from rsi_hub.rundir import TrainingEvidence
 
 RESTAGE = "stage the release again with `rsi-hub release RUN`"
 PROBE_MESSAGES = [{"role": "user", "content": "Say hello in exactly two words."}]
@@ -202,7 +203,9 @@ def release_problems(folder: str | Path, facts: Facts, *, load_model: bool = Tru
     problems += _weights_problems(folder, manifest.weights_sha256)
     problems += _config_problems(folder)
     problems += serving_contract_problems(folder)
-    problems += evidence_problems(read_evidence(folder), facts, folder / TRAINING_EVIDENCE_FILE)
+    problems += evidence_problems(
+        TrainingEvidence.read(folder), facts, folder / TRAINING_EVIDENCE_FILE
+    )
     problems += _card_problems(folder, facts)
     if load_model and not problems:
         problems += _load_problems(folder)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from rsi_hub.errors import RsiHubError
 from rsi_hub.hashing import weights_sha256
+from rsi_hub.rundir import SynthProvenance
 from rsi_hub.synth.backends import GenerationBackend, SamplingSettings, make_backend
 from rsi_hub.synth.filter import Judge
 from rsi_hub.synth.pool import Eligible, audit_data, select_prompts
@@ -39,7 +39,7 @@ def synthesize(
     audit: Audit | None = None,
     judge: Judge | None = None,
     progress: Callable[[int, int], None] | None = None,
-) -> dict[str, Any]:
+) -> SynthProvenance:
     """Grow a verifier-filtered data set from a checkpoint (resuming a run left in `out_dir`).
 
     Args:
@@ -102,7 +102,7 @@ def synthesize(
         force=force,
         progress=progress,
     )
-    if not provenance["audit"].get("passed", False):
+    if not provenance.audit_passed:
         raise ContaminationError(
             f"{out_dir}: the contamination audit found holdout prompts in the data; see "
             "provenance.json `audit`. Do not train on it."

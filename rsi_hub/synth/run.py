@@ -10,6 +10,7 @@ from typing import Any
 from rsi_hub.batching import batched
 from rsi_hub.chat import load_system_prompt
 from rsi_hub.errors import RsiHubError
+from rsi_hub.rundir import SynthProvenance
 from rsi_hub.synth.backends import GenerationBackend, GenerationRequest, SamplingSettings
 from rsi_hub.synth.filter import (
     MODES,
@@ -29,7 +30,7 @@ from rsi_hub.synth.provenance import (
     text_sha256,
 )
 from rsi_hub.synth.stats import ledger_stats
-from rsi_hub.synth.store import RunStore, read_jsonl, sample_key, write_json_atomic
+from rsi_hub.synth.store import RunStore, read_jsonl, sample_key
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,7 @@ def run_synthesis(
     judge: Judge | None = None,
     force: bool = False,
     progress: Callable[[int, int], None] | None = None,
-) -> dict[str, Any]:
+) -> SynthProvenance:
     """Grow a verifier-filtered data set in `out_dir`, resuming a run left there.
 
     Args:
@@ -155,7 +156,7 @@ def run_synthesis(
 
 def finalize(
     store: RunStore, run_config: dict[str, Any], prompt_ids: list[Any], audit: Audit
-) -> dict[str, Any]:
+) -> SynthProvenance:
     """Compute the statistics, run the audit, and write `provenance.json`."""
     stats = ledger_stats(read_jsonl(store.ledger_path))
     store.data_path.touch()  # a run that kept nothing still has a (empty) data file
@@ -167,5 +168,5 @@ def finalize(
         prompt_ids=prompt_ids,
         audit=report,
     )
-    write_json_atomic(store.provenance_path, provenance)
+    provenance.write_file(store.provenance_path)
     return provenance

@@ -24,11 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from rsi_hub.errors import RsiHubError
+from rsi_hub.rundir import PROVENANCE_FILE, write_json_atomic
+from rsi_hub.rundir import SYNTH_RUN_FILE as RUN_FILE
 
-RUN_FILE = "run.json"
+__all__ = ["PROVENANCE_FILE", "RUN_FILE", "RunStore", "read_jsonl", "write_json_atomic"]
 DATA_FILE = "data.jsonl"
 LEDGER_FILE = "ledger.jsonl"
-PROVENANCE_FILE = "provenance.json"
 
 SampleKey = tuple[str, int]
 
@@ -165,10 +166,3 @@ class RunStore:
             if handle is not None:
                 handle.close()
         self._data = self._ledger = None
-
-
-def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
-    """Write JSON beside the target and rename, so a crash never leaves half a file."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)

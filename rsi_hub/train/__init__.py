@@ -5,14 +5,14 @@ GRPOTrainer (RLVR, the checker as reward).
 from rsi_hub.train import load_recipe, train
 recipe = load_recipe("smoke", ["max_steps=20"], trainer="sft")
 result = train(recipe)            # runs/smoke: weights, tokenizer, serving files, evidence
-result.losses(), result.evidence["data"]["dataset_sha256"]
+result.losses(), result.evidence.dataset_sha256
 ```
 
 Uses `rsi_hub.data` and `rsi_hub.chat`; RLVR also the checker and the generation pool (through
 `rsi_hub.synth`'s prompt selection). Heavy imports (torch, TRL) happen when training runs.
 """
 
-from rsi_hub.train.evidence import EVIDENCE_FILE, finalize_slurm_state, read_evidence
+from rsi_hub.train.evidence import finalize_slurm_state
 from rsi_hub.train.precision import BF16MomentAdamW, decay_parameter_names, no_decay_parameter_names
 from rsi_hub.train.recipes import (
     RlvrRecipe,
@@ -26,7 +26,6 @@ from rsi_hub.train.recipes import (
 from rsi_hub.train.run import PreparedRun, TrainResult, build_trainer, train, trl_arguments
 
 __all__ = [
-    "EVIDENCE_FILE",
     "BF16MomentAdamW",
     "PreparedRun",
     "RlvrRecipe",
@@ -40,7 +39,6 @@ __all__ = [
     "finalize_slurm_state",
     "load_recipe",
     "no_decay_parameter_names",
-    "read_evidence",
     "recipe_yaml",
     "train",
     "trl_arguments",

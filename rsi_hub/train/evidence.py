@@ -11,42 +11,19 @@ records it.
 from __future__ import annotations
 
 import datetime as dt
-import importlib.metadata
-import json
 import os
-import platform
 import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
 from rsi_hub.errors import RsiHubError
-
-EVIDENCE_FILE = "training_evidence.json"
-_LIBRARIES = ("rsi-hub", "torch", "transformers", "trl", "accelerate", "datasets", "tokenizers",
-              "safetensors", "mamba-ssm", "causal-conv1d", "flash-attn")  # fmt: skip
+from rsi_hub.rundir import EVIDENCE_FILE, TrainingEvidence
 
 
 def now() -> str:
     """The current UTC time in ISO 8601, seconds precision."""
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-
-
-def library_versions() -> dict[str, str | None]:
-    """Installed versions of the training stack (`None` when a package is absent) and Python."""
-    versions: dict[str, str | None] = {"python": platform.python_version()}
-    for name in _LIBRARIES:
-        try:
-            versions[name] = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            versions[name] = None
-    try:
-        import torch
-
-        versions["cuda"] = torch.version.cuda
-    except ImportError:  # pragma: no cover - torch is a dependency
-        versions["cuda"] = None
-    return versions
 
 
 def slurm_job_id() -> str | None:
@@ -70,23 +47,7 @@ def slurm_job_state(job_id: str) -> str | None:
     return lines[-1].split()[0] if lines else None
 
 
-def read_evidence(run_dir: str | Path) -> dict[str, Any] | None:
-    """The run's evidence, or `None` if it has none yet."""
-    path = Path(run_dir) / EVIDENCE_FILE
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
-
-
-def write_evidence(run_dir: str | Path, evidence: dict[str, Any]) -> Path:
-    """Write the evidence atomically (a crash never leaves half a file)."""
-    path = Path(run_dir) / EVIDENCE_FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(evidence, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
-    return path
-
-
-def finalize_slurm_state(run_dir: str | Path) -> dict[str, Any]:
+def finalize_slurm_state(run_dir: str | Path) -> TrainingEvidence:
     """Record the final Slurm state of the run's job(s) in its evidence, from `sacct`.
 
     Run it after the job has ended (the sbatch template submits it as an `afterany` job).
@@ -94,11 +55,10 @@ def finalize_slurm_state(run_dir: str | Path) -> dict[str, Any]:
     Raises:
         RsiHubError: the run has no evidence, no Slurm job id, or `sacct` is not available.
     """
-    evidence = read_evidence(run_dir)
+    evidence = TrainingEvidence.read_if_any(run_dir)
     if evidence is None:
         raise RsiHubError(f"{run_dir} has no {EVIDENCE_FILE}: nothing to finalize")
-    slurm = evidence.get("slurm") or {}
-    job_id = slurm.get("job_id")
+    job_id = evidence.slurm_job_id
     if not job_id:
         raise RsiHubError(f"{run_dir}: the run was not launched under Slurm (no job id recorded)")
     state = slurm_job_state(job_id)
@@ -106,9 +66,8 @@ def finalize_slurm_state(run_dir: str | Path) -> dict[str, Any]:
         raise RsiHubError(
             f"cannot ask sacct for job {job_id} (sacct missing or silent); run this on the cluster"
         )
-    slurm.update({"state": state, "state_recorded_at": now()})
-    evidence["slurm"] = slurm
-    write_evidence(run_dir, evidence)
+    evidence.slurm = {**(evidence.slurm or {}), "state": state, "state_recorded_at": now()}
+    evidence.write(run_dir)
     return evidence
 
 
@@ -118,7 +77,7 @@ def base_model_lineage(
     """The original pretrained model of a run: from the recipe, else from the init's evidence."""
     if base_model is not None:
         return {"id": base_model, "revision": revision}
-    init_evidence = read_evidence(model_path) if Path(model_path).is_dir() else None
-    if init_evidence and isinstance(init_evidence.get("base_model"), dict):
-        return dict(init_evidence["base_model"])
+    init_evidence = TrainingEvidence.read_if_any(model_path) if Path(model_path).is_dir() else None
+    if init_evidence is not None and isinstance(init_evidence.base_model, dict):
+        return dict(init_evidence.base_model)
     return {"id": None, "revision": None, "note": "random-init tiny checkpoint or unknown lineage"}

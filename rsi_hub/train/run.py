@@ -30,15 +30,8 @@ from rsi_hub.chat import (
 from rsi_hub.data import STATS_FILE, load_prepared, prep_fingerprint, prepare, read_stats
 from rsi_hub.data.holdout import PromptMatcher
 from rsi_hub.errors import RecipeError
-from rsi_hub.train.evidence import (
-    base_model_lineage,
-    library_versions,
-    now,
-    read_evidence,
-    slurm_job_id,
-    slurm_job_state,
-    write_evidence,
-)
+from rsi_hub.rundir import TrainingEvidence, library_versions
+from rsi_hub.train.evidence import base_model_lineage, now, slurm_job_id, slurm_job_state
 from rsi_hub.train.launch import require_packing_support
 from rsi_hub.train.packing import pack_for_training
 from rsi_hub.train.precision import DTYPE_BY_NAME, cast_saved_weights, keep_fp32_patterns
@@ -55,14 +48,14 @@ class TrainResult:
 
     Attributes:
         run_dir: the run directory.
-        evidence: the final `training_evidence.json` content.
+        evidence: the final `training_evidence.json` record.
         log_history: the trainer's log lines (loss, learning rate, SimPO rewards, ...).
         resumed_from: the checkpoint this launch continued from, if any.
         skipped: true when the run was already complete and nothing was trained.
     """
 
     run_dir: Path
-    evidence: dict[str, Any]
+    evidence: TrainingEvidence
     log_history: list[dict[str, Any]] = field(default_factory=list)
     resumed_from: str | None = None
     skipped: bool = False
@@ -274,31 +267,22 @@ def _new_evidence(
     stats: dict[str, Any],
     world_size: int,
     keep_fp32: list[str],
-) -> dict[str, Any]:
+) -> TrainingEvidence:
     import torch
 
     cuda = torch.cuda.is_available()
     job = slurm_job_id()
-    evidence = {
-        "kind": "rsi-hub training run",
-        "run": recipe.name,
-        "method": recipe.trainer,
+    extra: dict[str, Any] = {
         "trainer": {
             "sft": "trl.SFTTrainer",
             "simpo": "trl.experimental.cpo.CPOTrainer (loss_type=simpo)",
             "rlvr": "trl.GRPOTrainer",
         }[recipe.trainer],
-        "status": "running",
-        "base_model": base_model_lineage(model_path, recipe.base_model, recipe.base_model_revision),
         "init_model": {
             "model": recipe.model,
             "path": model_path,
             "revision": recipe.model_revision,
         },
-        "slurm": {"job_id": job, "state": None} if job else None,
-        "optimizer_steps": 0,
-        "data": _data_evidence(recipe, data_dir, stats),
-        "hyperparameters": _hyperparameters(recipe, world_size),
         "precision": {
             "master_weights": "float32",
             "adam_moments": recipe.optimizer_state_dtype
@@ -308,22 +292,33 @@ def _new_evidence(
             "kept_float32": keep_fp32,
             "no_weight_decay": ["A_log", "D", "norms", "biases"],
         },
-        "seed": recipe.seed,
         "world_size": world_size,
         "gpu_count": world_size if cuda else 0,
         "gpu_name": torch.cuda.get_device_name(0) if cuda else None,
-        "libraries": library_versions(),
-        "recipe": recipe.to_dict(),
-        "start_time": now(),
-        "end_time": None,
-        "attempts": [],
     }
     if isinstance(recipe, RlvrRecipe):
         from rsi_hub.train.rlvr import folder_weights_sha256, reward_evidence
 
-        evidence["init_weights_sha256"] = folder_weights_sha256(model_path)
-        evidence["reward"] = reward_evidence(recipe)
-    return evidence
+        extra["init_weights_sha256"] = folder_weights_sha256(model_path)
+        extra["reward"] = reward_evidence(recipe)
+    return TrainingEvidence(
+        kind="rsi-hub training run",
+        run=recipe.name,
+        method=recipe.trainer,
+        status="running",
+        base_model=base_model_lineage(model_path, recipe.base_model, recipe.base_model_revision),
+        slurm={"job_id": job, "state": None} if job else None,
+        optimizer_steps=0,
+        data=_data_evidence(recipe, data_dir, stats),
+        hyperparameters=_hyperparameters(recipe, world_size),
+        seed=recipe.seed,
+        libraries=library_versions(),
+        recipe=recipe.to_dict(),
+        start_time=now(),
+        end_time=None,
+        attempts=[],
+        extra=extra,
+    )
 
 
 def _data_evidence(recipe: TrainRecipe, data_dir: Path, stats: dict[str, Any]) -> dict[str, Any]:
@@ -488,19 +483,18 @@ def train(
 
     state = PartialState()
     run_dir = recipe.run_dir
-    previous = read_evidence(run_dir)
-    if previous is not None and previous.get("status") == "completed":
+    previous = TrainingEvidence.read_if_any(run_dir)
+    if previous is not None and previous.completed:
         if state.is_main_process:
-            print(
-                f"{run_dir}: already completed ({previous.get('optimizer_steps')} steps); nothing to do"
-            )
+            print(f"{run_dir}: already completed ({previous.optimizer_steps} steps); nothing to do")
         return TrainResult(run_dir, previous, skipped=True)
 
-    if previous is not None and previous.get("recipe") != recipe.to_dict():
+    if previous is not None and previous.recipe != recipe.to_dict():
+        before = previous.recipe or {}
         changed = sorted(
             key
-            for key in set(previous.get("recipe", {})) | set(recipe.to_dict())
-            if previous.get("recipe", {}).get(key) != recipe.to_dict().get(key)
+            for key in set(before) | set(recipe.to_dict())
+            if before.get(key) != recipe.to_dict().get(key)
         )
         raise RecipeError(
             f"{run_dir} holds an unfinished run of a different recipe (changed: {', '.join(changed)}); "
@@ -513,11 +507,11 @@ def train(
         recipe, run.model_path, run.data_dir, run.stats, state.num_processes, run.keep_fp32
     )
     if state.is_main_process:
-        evidence["attempts"].append(
+        evidence.attempts = [*(evidence.attempts or []),
             {"start_time": now(), "end_time": None, "resumed_from": resumed,
              "slurm_job_id": slurm_job_id(), "world_size": state.num_processes}
-        )  # fmt: skip
-        write_evidence(run_dir, evidence)
+        ]  # fmt: skip
+        evidence.write(run_dir)
 
     trainer.train(resume_from_checkpoint=last)
     _gather_full_state_dict_for_save(trainer)
@@ -527,25 +521,23 @@ def train(
     if state.is_main_process:
         _finish_run_dir(recipe, run.tokenizer, run.keep_fp32)
         losses = [e["loss"] for e in history if "loss" in e]
-        evidence.update(
-            status="completed",
-            end_time=now(),
-            optimizer_steps=trainer.state.global_step,
-            tokens_seen=int(trainer.state.num_input_tokens_seen or 0),
-            loss={"first": losses[0] if losses else None, "last": losses[-1] if losses else None},
-        )
-        evidence["attempts"][-1]["end_time"] = evidence["end_time"]
+        evidence.status = "completed"
+        evidence.end_time = now()
+        evidence.optimizer_steps = trainer.state.global_step
+        evidence.extra["tokens_seen"] = int(trainer.state.num_input_tokens_seen or 0)
+        evidence.loss = {
+            "first": losses[0] if losses else None,
+            "last": losses[-1] if losses else None,
+        }
+        evidence.attempts[-1]["end_time"] = evidence.end_time
         if isinstance(recipe, RlvrRecipe):
             from rsi_hub.train.rlvr import folder_weights_sha256, reward_log
 
-            evidence.update(
-                weights_sha256=folder_weights_sha256(run_dir), rewards=reward_log(history)
-            )
-        if evidence.get("slurm"):
+            evidence.weights_sha256 = folder_weights_sha256(run_dir)
+            evidence.extra["rewards"] = reward_log(history)
+        if evidence.slurm and evidence.slurm_job_id:
             # The job is still running here; `rsi-hub train finalize` records its final state.
-            evidence["slurm"]["state_at_end_of_training"] = slurm_job_state(
-                evidence["slurm"]["job_id"]
-            )
-        write_evidence(run_dir, evidence)
+            evidence.slurm["state_at_end_of_training"] = slurm_job_state(evidence.slurm_job_id)
+        evidence.write(run_dir)
     state.wait_for_everyone()
     return TrainResult(run_dir, evidence, history, resumed)
