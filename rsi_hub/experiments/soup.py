@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rsi_hub.crashpoint import crash_point
 from rsi_hub.errors import RsiHubError
 from rsi_hub.experiments.shards import (
     FLOAT_DTYPES,
@@ -343,10 +344,12 @@ def soup(
             for info in shard:
                 writer.write(info.name, _tensor_bytes(_average(info, readers, weights)))
             writer.close()
+            crash_point()
     finally:
         for reader in readers:
             reader.close()
     write_index(staging, plan, {"format": "pt"})
+    crash_point()
 
     for item in paths[0].iterdir():
         if (
@@ -355,6 +358,7 @@ def soup(
             and not item.name.endswith(".safetensors")
         ):
             shutil.copy2(item, staging / item.name)
+            crash_point()
 
     ingredients = [_ingredient_evidence(p, w) for p, w in zip(paths, weights, strict=True)]
     total = sum(info.nbytes for info in layout.values())
@@ -375,6 +379,7 @@ def soup(
         "libraries": _library_versions(),
     }
     (staging / TRAINING_EVIDENCE_FILE).write_text(json.dumps(evidence, indent=2) + "\n")
+    crash_point()
     swap_in(staging, out)
     return SoupReport(
         out_dir=out,
