@@ -132,9 +132,11 @@ def test_killed_process_resumes(tmp_path: Path) -> None:
     proc.wait()
     done_before = set(_keys(_lines(ledger)))
     assert 3 <= len(done_before) < 9
+    # A kept row already on disk whose ledger line was not is re-judged, not drawn again.
+    rows_before = set(_keys(_lines(out / "data.jsonl")))
     resumed = StandInBackend()
     provenance = run_synthesis(PROMPTS, resumed, out, SPEC, audit=clean_audit)
-    assert set(resumed.requested) == ALL_KEYS - done_before
+    assert set(resumed.requested) == ALL_KEYS - done_before - rows_before
     assert sorted(_keys(_lines(ledger))) == sorted(ALL_KEYS)
     assert sorted(_keys(_lines(out / "data.jsonl"))) == sorted(PASSING)
     assert provenance["rows_generated"] == 9
