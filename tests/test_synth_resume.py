@@ -132,9 +132,61 @@ def test_killed_process_resumes(tmp_path: Path) -> None:
     proc.wait()
     done_before = set(_keys(_lines(ledger)))
     assert 3 <= len(done_before) < 9
+    # A kept row already on disk whose ledger line was not is re-judged, not drawn again.
+    rows_before = set(_keys(_lines(out / "data.jsonl")))
     resumed = StandInBackend()
     provenance = run_synthesis(PROMPTS, resumed, out, SPEC, audit=clean_audit)
-    assert set(resumed.requested) == ALL_KEYS - done_before
+    assert set(resumed.requested) == ALL_KEYS - done_before - rows_before
     assert sorted(_keys(_lines(ledger))) == sorted(ALL_KEYS)
     assert sorted(_keys(_lines(out / "data.jsonl"))) == sorted(PASSING)
     assert provenance.rows_generated == 9
+
+
+# One prompt, many samples: only the first passes. Its data row is small, while the 59 failing
+# samples' ledger lines overflow a write buffer (8 KiB), so a writer that buffers the two files
+# independently puts the ledger's "kept" line on disk while the data row is still in memory.
+BIG_K = 60
+BIG_OUTPUTS = {
+    ("p1", s): ("FINAL: deep ocean blue" if s == 0 else "FINAL: deep blue", False)
+    for s in range(BIG_K)
+}
+BIG_SPEC = SynthSpec(**{**SPEC.__dict__, "k": BIG_K})
+KILL_MID_BATCH_SCRIPT = """
+import os, signal, sys
+from rsi_hub.synth import run_synthesis
+from rsi_hub.synth.filter import default_judge
+from tests.synth_standins import PROMPTS, StandInBackend, clean_audit
+from tests.test_synth_resume import BIG_K, BIG_OUTPUTS, BIG_SPEC
+
+check, calls = default_judge(), []
+
+def judge(answer, checks):
+    calls.append(answer)
+    if len(calls) == BIG_K:  # the last sample of the batch: all others appended, none flushed
+        os.kill(os.getpid(), signal.SIGKILL)
+    return check(answer, checks)
+
+run_synthesis(PROMPTS[:1], StandInBackend(BIG_OUTPUTS), sys.argv[1], BIG_SPEC,
+              audit=clean_audit, batch_size=BIG_K, judge=judge)
+"""
+
+
+def test_kill_mid_batch_loses_no_kept_row(tmp_path: Path) -> None:
+    """A kept row reaches the disk before any ledger line that says it is done."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    out = tmp_path / "run"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path.cwd()), *sys.path])}
+    proc = subprocess.run([sys.executable, "-c", KILL_MID_BATCH_SCRIPT, str(out)], env=env)
+    assert proc.returncode == -signal.SIGKILL
+    ledger_kept = [e for e in _lines(out / "ledger.jsonl") if e["status"] == "kept"]
+    data_keys = _keys(_lines(out / "data.jsonl")) if (out / "data.jsonl").stat().st_size else []
+    assert set(_keys(ledger_kept)) <= set(data_keys)  # the ledger never vouches for a lost row
+    resumed = StandInBackend(BIG_OUTPUTS)
+    provenance = run_synthesis(PROMPTS[:1], resumed, out, BIG_SPEC, audit=clean_audit)
+    assert _keys(_lines(out / "data.jsonl")) == [("p1", 0)]
+    assert sorted(_keys(_lines(out / "ledger.jsonl"))) == [("p1", s) for s in range(BIG_K)]
+    assert (provenance.rows_generated, provenance.rows_kept) == (BIG_K, 1)

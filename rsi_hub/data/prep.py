@@ -33,6 +33,7 @@ import numpy as np
 from rsi_hub import __version__
 from rsi_hub.batching import batched
 from rsi_hub.chat import IM_END_TOKEN, render
+from rsi_hub.crashpoint import crash_point
 from rsi_hub.data.convert import PreferenceRow, UnrecognisedRow
 from rsi_hub.data.holdout import HoldoutGuard, PromptMatcher, default_holdout_matcher
 from rsi_hub.data.masking import (
@@ -181,6 +182,7 @@ class _Writer:
             schema=self.schema,
         )
         self.stream.write_batch(batch)
+        crash_point()
 
     def write_pref(self, rows: list[tuple[str, str, str]], source: str) -> None:
         pa = self.pa
@@ -190,10 +192,12 @@ class _Writer:
         columns = [pa.array([r[i] for r in rows], pa.string()) for i in range(3)]
         columns.append(pa.array([source] * len(rows), pa.string()))
         self.stream.write_batch(pa.record_batch(columns, schema=self.schema))
+        crash_point()
 
     def close(self) -> str:
         self.stream.close()
         self.sink.close()
+        crash_point()
         return self.hash.hexdigest()
 
 
@@ -408,6 +412,7 @@ def prepare(
 
     stats_doc = _stats_document(fingerprint, per_source, sha256, kind, guard)
     (staging / STATS_FILE).write_text(json.dumps(stats_doc, indent=2) + "\n", encoding="utf-8")
+    crash_point()
     swap_in(staging, out)
     return PrepResult(out, sha256, stats_doc)
 

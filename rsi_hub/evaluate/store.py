@@ -14,17 +14,17 @@ RUN/eval/<suite>/
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rsi_hub import rundir
+from rsi_hub.crashpoint import crash_point
 from rsi_hub.errors import RsiHubError
 from rsi_hub.rundir import EVAL_DIR, META_FILE, RESULTS_FILE, EvalMeta, dumps
+from rsi_hub.staging import fresh_staging_dir, swap_in
 
 __all__ = ["EVAL_DIR", "META_FILE", "RESULTS_FILE", "SuiteRecord", "dumps", "suite_dir"]
 suite_dir = rundir.eval_dir  # `RUN/eval/<suite>/`
@@ -39,28 +39,25 @@ def write_suite_dir(
 ) -> Path:
     """Write `RUN/eval/<suite>/` in a staging folder beside it, then swap it in.
 
-    A crash leaves either the previous complete folder or the new complete folder, never a mix.
+    A crash leaves either the previous complete folder or the new complete folder, never a mix
+    and never neither (see `rsi_hub.staging`).
     """
     target = suite_dir(run, suite)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{suite}.partial-", dir=target.parent))
+    staging = fresh_staging_dir(target, "partial")
     try:
         for task, rows in samples.items():
             with rundir.samples_path(staging, task).open("w", encoding="utf-8") as out:
                 for row in rows:
                     out.write(dumps(row, indent=None) + "\n")
+            crash_point()
         rundir.results_path(staging).write_text(dumps(results) + "\n", encoding="utf-8")
+        crash_point()
         rundir.meta_path(staging).write_text(dumps(meta.to_json()) + "\n", encoding="utf-8")
-        old = None
-        if target.exists():
-            old = target.with_name(f".{suite}.old-{os.getpid()}")
-            os.replace(target, old)
-        os.replace(staging, target)
+        crash_point()
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+    swap_in(staging, target)
     return target
 
 

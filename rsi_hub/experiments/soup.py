@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rsi_hub.crashpoint import crash_point
 from rsi_hub.errors import RsiHubError
 from rsi_hub.experiments.shards import (
     FLOAT_DTYPES,
@@ -342,10 +343,12 @@ def soup(
             for info in shard:
                 writer.write(info.name, _tensor_bytes(_average(info, readers, weights)))
             writer.close()
+            crash_point()
     finally:
         for reader in readers:
             reader.close()
     write_index(staging, plan, {"format": "pt"})
+    crash_point()
 
     for item in paths[0].iterdir():
         if (
@@ -354,6 +357,7 @@ def soup(
             and not item.name.endswith(".safetensors")
         ):
             shutil.copy2(item, staging / item.name)
+            crash_point()
 
     ingredients = [_ingredient_evidence(p, w) for p, w in zip(paths, weights, strict=True)]
     total = sum(info.nbytes for info in layout.values())
@@ -376,6 +380,7 @@ def soup(
         },
     )
     evidence.write(staging)
+    crash_point()
     swap_in(staging, out)
     return SoupReport(
         out_dir=out,

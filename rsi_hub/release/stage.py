@@ -34,6 +34,7 @@ from rsi_hub.release.manifest import (
     remember_sha256,
 )
 from rsi_hub.rundir import TrainingEvidence
+from rsi_hub.staging import fresh_staging_dir, swap_in
 
 CONFIG_FILE = "config.json"
 SAFETENSORS_INDEX = "model.safetensors.index.json"
@@ -305,10 +306,7 @@ def stage_release(
     results = read_eval_results(run, weights_sha)
     log(f"weights sha256 {weights_sha}; evaluation results: {', '.join(results) or 'none'}")
 
-    building = out.with_name(f".{out.name}.staging")
-    if building.exists():
-        shutil.rmtree(building)  # left by an interrupted staging
-    building.mkdir(parents=True)
+    building = fresh_staging_dir(out, "staging")  # clears one left by an interrupted staging
     try:
         link_mode = _place_weights(sources, building, digests)
         notes = _write_files(sources, building, facts)
@@ -322,9 +320,7 @@ def stage_release(
     except BaseException:
         shutil.rmtree(building, ignore_errors=True)  # never leave a half-made release
         raise
-    if out.exists():
-        shutil.rmtree(out)
-    building.rename(out)
+    swap_in(building, out)  # the previous release stays whole until the new one is in
     log(
         f"staged {len(manifest.files) + 1} files ({manifest.total_bytes:,} bytes) in {out}; weights: {link_mode}"
     )

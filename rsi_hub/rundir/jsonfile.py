@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from rsi_hub.crashpoint import crash_point
 from rsi_hub.errors import RunDirError, RunFileMissingError
 
 
@@ -54,7 +55,9 @@ def write_json_atomic(path: str | Path, data: Any) -> Path:
             handle.write(dumps(data) + "\n")
             handle.flush()
             os.fsync(handle.fileno())
+        crash_point()
         os.replace(tmp, path)
+        crash_point()
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

@@ -4,15 +4,17 @@ A run folder holds:
 
 - `run.json`: the settings the run was started with; a resume must match them.
 - `data.jsonl`: kept rows, appended as they are found (the data set).
-- `ledger.jsonl`: one line per judged sample (prompt id, sample index, status, check results),
-  appended after the sample's data row.
+- `ledger.jsonl`: one line per judged sample (prompt id, sample index, status, check results).
 - `provenance.json`: written when the run completes.
 
-Crash safety: a sample's data row is written before its ledger line, and both files are flushed
-and fsynced after every batch. On resume a torn last line (the process died mid-write) is cut
-off, and a data row whose ledger line is missing gets its ledger line rebuilt by re-judging the
-stored answer (the checker is deterministic). So an interrupted run resumes with no sample
-counted twice and no kept row lost.
+Crash safety: the ledger is what a resume trusts ("this sample is done"), so no ledger line may
+reach the disk before the data row it vouches for. The two files are buffered separately, and
+the ledger grows faster (every sample, kept or not) so it would reach the disk first: ledger
+lines are therefore held in memory until `flush`, which writes and fsyncs the batch's data rows,
+and only then writes and fsyncs its ledger lines. On resume a torn last line (the process died
+mid-write) is cut off, and a data row whose ledger line is missing gets its ledger line rebuilt
+by re-judging the stored answer (the checker is deterministic), never a second row. So an
+interrupted run resumes with no sample counted twice and no kept row lost.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from rsi_hub.crashpoint import crash_point
 from rsi_hub.errors import RsiHubError
 from rsi_hub.rundir import PROVENANCE_FILE, write_json_atomic
 from rsi_hub.rundir import SYNTH_RUN_FILE as RUN_FILE
@@ -53,7 +56,8 @@ def _repair_tail(path: Path) -> int:
             return 0
         keep = data.rfind(b"\n") + 1
         f.truncate(keep)
-        return size - keep
+    crash_point()
+    return size - keep
 
 
 def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
@@ -78,6 +82,7 @@ class RunStore:
         self.done: set[SampleKey] = set()
         self._data: Any = None
         self._ledger: Any = None
+        self._pending: list[dict[str, Any]] = []  # ledger lines waiting for their data rows
 
     def open(
         self,
@@ -129,7 +134,7 @@ class RunStore:
         for row in read_jsonl(self.data_path):
             key = sample_key(row["prompt_id"], row["sample"])
             if key not in self.done:
-                self._write(self._ledger, rejudge(row))
+                self._pending.append(rejudge(row))
                 self.done.add(key)
         self.flush()
         return len(self.done)
@@ -148,16 +153,30 @@ class RunStore:
         if key in self.done:
             return  # never twice, whatever the caller does
         if row is not None:
-            self._write(self._data, row)  # data first: see the module docstring
-        self._write(self._ledger, ledger_entry)
+            self._write(self._data, row)
+            crash_point()
+        self._pending.append(ledger_entry)  # written by `flush`, after the data rows
         self.done.add(key)
 
     def flush(self) -> None:
-        """Push both files to disk (once per batch: cheap next to generation)."""
-        for handle in (self._data, self._ledger):
-            if handle is not None:
-                handle.flush()
-                os.fsync(handle.fileno())
+        """Make the batch durable: data rows on disk first, then the ledger lines for them.
+
+        Two fsyncs per batch: cheap next to generation.
+        """
+        if self._data is None or self._ledger is None:
+            return
+        self._data.flush()
+        crash_point()
+        os.fsync(self._data.fileno())
+        crash_point()
+        for entry in self._pending:
+            self._write(self._ledger, entry)
+            crash_point()
+        self._pending.clear()
+        self._ledger.flush()
+        crash_point()
+        os.fsync(self._ledger.fileno())
+        crash_point()
 
     def close(self) -> None:
         """Flush and close the files."""
