@@ -2,9 +2,30 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 
 class RsiHubError(Exception):
-    """Base class of every error rsi-hub raises on purpose; the CLI prints it and exits 2."""
+    """Base class of every error rsi-hub raises on purpose; the CLI prints it and exits 2.
+
+    Attributes:
+        path: the file or folder the error is about, when there is one.
+        field: the option, config field or record field the error is about, when there is one.
+    """
+
+    def __init__(
+        self, message: str = "", *, path: str | Path | None = None, field: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.path = path
+        self.field = field
+
+
+class ConfigError(RsiHubError, ValueError):
+    """A config value (a command-line option or a config dataclass field) is invalid.
+
+    `field` names the field; the message names the option and the valid values.
+    """
 
 
 class ServingContractError(RsiHubError):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -160,20 +160,27 @@ def failure_counts(run: str | Path, suite: str = "if818") -> dict[str, tuple[int
 
 
 def evaluate_with_system_prompt(
-    run: Path, suite: str, candidate: Any, folder_name: str, **options: Any
+    run: Path,
+    suite: str,
+    candidate: Any,
+    folder_name: str,
+    *,
+    progress: Callable[[str], None] | None = None,
+    **options: Any,
 ) -> None:
     """Evaluate `run` on `suite` with `candidate.text` as the system message (empty: none).
 
     Results go to `RUN/eval/<folder_name>/`, beside the served `RUN/eval/<suite>/`, through
     evaluate's own runner, so a candidate is scored exactly like the served prompt except for
     the system message (meta.json says `served_configuration: false`). `options` are further
-    `evaluate_run` arguments (`limit`, `backend`, `batch_size`, `progress`, ...).
+    `EvalConfig` fields (`limit`, `backend`, `batch_size`, ...).
     """
-    _import("runner").evaluate_run(
-        run,
-        suite,
+    config = _import("config").EvalConfig(
+        run=run,
+        suite=suite,
         system_prompt=candidate.text,
         system_prompt_id=candidate.id,
         folder_name=folder_name,
         **options,
     )
+    _import("runner").evaluate_run(config, progress=progress)

@@ -1,0 +1,122 @@
+"""Config dataclasses generate the CLI: help, defaults and validation come from one place."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import re
+
+import pytest
+
+from rsi_hub.cli import build_parser, main
+from rsi_hub.cli.dataclass_args import add_dataclass_arguments, dataclass_from_args
+from rsi_hub.errors import ConfigError, RsiHubError
+from rsi_hub.evaluate.config import EvalConfig
+
+# (config class, the argv prefix of its command, the required arguments)
+COMMANDS = [(EvalConfig, ["eval"], ["RUN"])]
+
+
+def _help(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    with pytest.raises(SystemExit) as done:
+        build_parser().parse_args([*argv, "--help"])
+    assert done.value.code == 0
+    # argparse wraps lines: compare with white space collapsed.
+    return re.sub(r"\s+", " ", capsys.readouterr().out)
+
+
+@pytest.mark.parametrize(("cls", "argv", "required"), COMMANDS)
+def test_help_lists_every_field_with_its_help_and_default(
+    cls: type, argv: list[str], required: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = _help(argv, capsys)
+    shown = 0
+    for f in dataclasses.fields(cls):
+        if not f.metadata.get("cli", True):
+            flag = "--" + f.name.replace("_", "-")
+            assert f"{flag} " not in text, f"{f.name} is library-only"
+            continue
+        shown += 1
+        name = (
+            f.metadata["metavar"]
+            if f.metadata.get("positional")
+            else f.metadata.get("flag", "--" + f.name.replace("_", "-"))
+        )
+        assert f" {name}" in text, name
+        expected = re.sub(r"\s+", " ", f.metadata["help"])
+        if f.default not in (None, False, dataclasses.MISSING) and "action" not in f.metadata:
+            expected += f" (default {f.default})"
+        assert expected in text, f"{f.name}: {expected!r} not in --help"
+    assert shown >= 3
+
+
+@pytest.mark.parametrize(("cls", "argv", "required"), COMMANDS)
+def test_unset_options_take_the_dataclass_defaults(
+    cls: type, argv: list[str], required: list[str]
+) -> None:
+    args = build_parser().parse_args([*argv, *required])
+    config = dataclass_from_args(cls, args)
+    for f in dataclasses.fields(cls):
+        if f.default is not dataclasses.MISSING and f.name != "system_prompt_id":
+            assert getattr(config, f.name) == f.default, f.name
+
+
+def test_a_default_changed_in_the_dataclass_shows_in_the_cli(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    original = next(f for f in dataclasses.fields(EvalConfig) if f.name == "suite")
+
+    @dataclasses.dataclass
+    class Changed(EvalConfig):
+        suite: str = dataclasses.field(default="if263", metadata=original.metadata)
+
+    parser = argparse.ArgumentParser(prog="changed")
+    add_dataclass_arguments(parser, Changed)
+    assert dataclass_from_args(Changed, parser.parse_args(["RUN"])).suite == "if263"
+    assert dataclass_from_args(Changed, parser.parse_args(["RUN", "--suite", "ev4"])).suite == "ev4"
+    parser.print_help()
+    assert "(default if263)" in re.sub(r"\s+", " ", capsys.readouterr().out)
+
+
+@pytest.mark.parametrize(
+    ("argv", "field", "message"),
+    [
+        (["eval", "RUN", "--limit", "0"], "limit", "--limit must be at least 1, got 0"),
+        (["eval", "RUN", "--batch-size", "0"], "batch_size", "--batch-size must be at least 1"),
+        (
+            ["eval", "RUN", "--data-parallel-size", "-1"],
+            "data_parallel_size",
+            "--data-parallel-size must be at least 1",
+        ),
+        (
+            ["eval", "RUN", "--system-prompt-id", "x"],
+            "system_prompt_id",
+            "--system-prompt-id needs --system-prompt-file",
+        ),
+        (
+            ["eval", "RUN", "--system-prompt-file", "p.txt", "--system-prompt-id", "../k0"],
+            "system_prompt_id",
+            "use letters, digits",
+        ),
+    ],
+)
+def test_bad_values_raise_our_config_error(
+    argv: list[str], field: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cls = {"eval": EvalConfig}[argv[0]]
+    with pytest.raises(ConfigError, match=re.escape(message)) as err:
+        dataclass_from_args(cls, build_parser().parse_args(argv))
+    assert err.value.field == field
+    assert isinstance(err.value, ValueError) and isinstance(err.value, RsiHubError)
+    # The CLI prints it as one line and exits 2, before any work.
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_missing_system_prompt_file_names_the_path(tmp_path) -> None:
+    missing = tmp_path / "nope.txt"
+    config = EvalConfig(tmp_path, system_prompt_file=str(missing))
+    assert config.system_prompt_id == "nope"  # the file's stem
+    with pytest.raises(ConfigError, match="no such file") as err:
+        config.candidate_text()
+    assert (err.value.path, err.value.field) == (missing, "system_prompt_file")
