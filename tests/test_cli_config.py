@@ -12,9 +12,17 @@ from rsi_hub.cli import build_parser, main
 from rsi_hub.cli.dataclass_args import add_dataclass_arguments, dataclass_from_args
 from rsi_hub.errors import ConfigError, RsiHubError
 from rsi_hub.evaluate.config import EvalConfig
+from rsi_hub.synth.backends import SamplingSettings
+from rsi_hub.synth.config import SynthConfig
 
+SYNTH_REQUIRED = ["--model", "M", "--out", "O"]
 # (config class, the argv prefix of its command, the required arguments)
-COMMANDS = [(EvalConfig, ["eval"], ["RUN"])]
+COMMANDS = [
+    (EvalConfig, ["eval"], ["RUN"]),
+    (SynthConfig, ["synth", "lensyn"], SYNTH_REQUIRED),
+    (SynthConfig, ["synth", "rft"], SYNTH_REQUIRED),
+]
+CONFIGS = {"eval": EvalConfig, "synth": SynthConfig}
 
 
 def _help(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
@@ -44,7 +52,7 @@ def test_help_lists_every_field_with_its_help_and_default(
         )
         assert f" {name}" in text, name
         expected = re.sub(r"\s+", " ", f.metadata["help"])
-        if f.default not in (None, False, dataclasses.MISSING) and "action" not in f.metadata:
+        if f.default not in (None, False, (), dataclasses.MISSING) and "action" not in f.metadata:
             expected += f" (default {f.default})"
         assert expected in text, f"{f.name}: {expected!r} not in --help"
     assert shown >= 3
@@ -55,7 +63,7 @@ def test_unset_options_take_the_dataclass_defaults(
     cls: type, argv: list[str], required: list[str]
 ) -> None:
     args = build_parser().parse_args([*argv, *required])
-    config = dataclass_from_args(cls, args)
+    config = dataclass_from_args(cls, args, **({"mode": argv[1]} if argv[0] == "synth" else {}))
     for f in dataclasses.fields(cls):
         if f.default is not dataclasses.MISSING and f.name != "system_prompt_id":
             assert getattr(config, f.name) == f.default, f.name
@@ -98,14 +106,22 @@ def test_a_default_changed_in_the_dataclass_shows_in_the_cli(
             "system_prompt_id",
             "use letters, digits",
         ),
+        (["synth", "rft", *SYNTH_REQUIRED, "--limit", "0"], "limit", "--limit must be at least 1"),
+        (["synth", "lensyn", *SYNTH_REQUIRED, "--k", "0"], "k", "--k must be at least 1, got 0"),
+        (["synth", "rft", *SYNTH_REQUIRED, "--top-p", "1.5"], "top_p", "--top-p must be in (0, 1]"),
+        (
+            ["synth", "rft", *SYNTH_REQUIRED, "--temperature", "-1"],
+            "temperature",
+            "--temperature must be 0 (greedy) or more",
+        ),
     ],
 )
 def test_bad_values_raise_our_config_error(
     argv: list[str], field: str, message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    cls = {"eval": EvalConfig}[argv[0]]
+    extra = {"mode": argv[1]} if argv[0] == "synth" else {}
     with pytest.raises(ConfigError, match=re.escape(message)) as err:
-        dataclass_from_args(cls, build_parser().parse_args(argv))
+        dataclass_from_args(CONFIGS[argv[0]], build_parser().parse_args(argv), **extra)
     assert err.value.field == field
     assert isinstance(err.value, ValueError) and isinstance(err.value, RsiHubError)
     # The CLI prints it as one line and exits 2, before any work.
@@ -120,3 +136,14 @@ def test_missing_system_prompt_file_names_the_path(tmp_path) -> None:
     with pytest.raises(ConfigError, match="no such file") as err:
         config.candidate_text()
     assert (err.value.path, err.value.field) == (missing, "system_prompt_file")
+
+
+def test_synth_sampling_defaults_are_sampling_settings_own() -> None:
+    config = SynthConfig("rft", "M", "O")
+    assert config.sampling == SamplingSettings()
+    args = build_parser().parse_args(["synth", "rft", *SYNTH_REQUIRED, "--only-checks", "a, b"])
+    config = dataclass_from_args(SynthConfig, args, mode="rft")
+    assert config.check_types == ("a", "b") and config.force is False
+    args = build_parser().parse_args(["synth", "rft", *SYNTH_REQUIRED, "--force", "--top-p", "0.5"])
+    config = dataclass_from_args(SynthConfig, args, mode="rft")
+    assert config.force is True and config.sampling == SamplingSettings(top_p=0.5)

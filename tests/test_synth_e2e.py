@@ -9,6 +9,7 @@ import pytest
 
 from rsi_hub.hashing import weights_sha256
 from rsi_hub.synth import SamplingSettings, synthesize
+from rsi_hub.synth.config import SynthConfig
 from tests.synth_standins import PROMPTS, clean_audit, every_id
 
 pytest.importorskip("rsi_hub.checker")
@@ -23,15 +24,19 @@ def _write_prompts(path: Path) -> Path:
 
 def test_lensyn_on_tiny_checkpoint(tiny_run: Path, tmp_path: Path) -> None:
     out = tmp_path / "lensyn"
-    provenance = synthesize(
+    config = SynthConfig(
         "lensyn",
         tiny_run,
         out,
         k=2,
         limit=2,
         backend="hf",
-        sampling=SamplingSettings(max_new_tokens=6, seed=1),
+        max_new_tokens=6,
+        seed=1,
         prompts_file=_write_prompts(tmp_path / "prompts.jsonl"),
+    )
+    provenance = synthesize(
+        config,
         eligible=every_id,
         audit=clean_audit,
     )

@@ -62,7 +62,7 @@ def add_dataclass_arguments(parser: argparse.ArgumentParser, cls: type) -> None:
         required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
         default = _default(f)
         help_text = meta.get("help", "")
-        if default is not None and default is not False and meta.get("action") != "store_false":
+        if default not in (None, False, ()) and meta.get("action") != "store_false":
             help_text = f"{help_text} (default {default})".strip()
         kwargs: dict[str, Any] = {"help": help_text}
         if "metavar" in meta:

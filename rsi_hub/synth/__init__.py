@@ -1,6 +1,6 @@
 """Verifier-filtered synthetic data (card section 2).
 
-- `synthesize(mode="lensyn" | "rft", ...)`: K samples per eligible pool prompt, judged by the
+- `synthesize(SynthConfig(mode="lensyn" | "rft", ...))`: K samples per eligible pool prompt, judged by the
   one checker, exact passes kept as ChatML rows (k0, prompt, bare answer), streamed to disk with
   resume, with provenance and the holdout contamination audit.
 - The pool selection, served prompts and provenance helpers are also what the RLVR trainer
