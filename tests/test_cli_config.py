@@ -10,22 +10,26 @@ import pytest
 
 from rsi_hub.cli import build_parser, main
 from rsi_hub.cli.dataclass_args import add_dataclass_arguments, dataclass_from_args
+from rsi_hub.data.config import PrepConfig
 from rsi_hub.errors import ConfigError, RsiHubError
 from rsi_hub.evaluate.config import EvalConfig
 from rsi_hub.synth.backends import SamplingSettings
 from rsi_hub.synth.config import SynthConfig
 
 SYNTH_REQUIRED = ["--model", "M", "--out", "O"]
+PREP_REQUIRED = ["--mix", "demo:all", "--out", "O"]
 # (config class, the argv prefix of its command, the required arguments)
 COMMANDS = [
     (EvalConfig, ["eval"], ["RUN"]),
     (SynthConfig, ["synth", "lensyn"], SYNTH_REQUIRED),
     (SynthConfig, ["synth", "rft"], SYNTH_REQUIRED),
+    (PrepConfig, ["prep"], PREP_REQUIRED),
 ]
-CONFIGS = {"eval": EvalConfig, "synth": SynthConfig}
+CONFIGS = {"eval": EvalConfig, "synth": SynthConfig, "prep": PrepConfig}
 
 
-def _help(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+def _help(argv: list[str], capsys: pytest.CaptureFixture[str], monkeypatch) -> str:
+    monkeypatch.setenv("COLUMNS", "2000")  # no wrapping inside a long default (a Hub id)
     with pytest.raises(SystemExit) as done:
         build_parser().parse_args([*argv, "--help"])
     assert done.value.code == 0
@@ -35,9 +39,13 @@ def _help(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
 
 @pytest.mark.parametrize(("cls", "argv", "required"), COMMANDS)
 def test_help_lists_every_field_with_its_help_and_default(
-    cls: type, argv: list[str], required: list[str], capsys: pytest.CaptureFixture[str]
+    cls: type,
+    argv: list[str],
+    required: list[str],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    text = _help(argv, capsys)
+    text = _help(argv, capsys, monkeypatch)
     shown = 0
     for f in dataclasses.fields(cls):
         if not f.metadata.get("cli", True):
@@ -52,7 +60,8 @@ def test_help_lists_every_field_with_its_help_and_default(
         )
         assert f" {name}" in text, name
         expected = re.sub(r"\s+", " ", f.metadata["help"])
-        if f.default not in (None, False, (), dataclasses.MISSING) and "action" not in f.metadata:
+        hidden = f.default is None or f.default is False or f.default in ((), dataclasses.MISSING)
+        if not hidden and "action" not in f.metadata:
             expected += f" (default {f.default})"
         assert expected in text, f"{f.name}: {expected!r} not in --help"
     assert shown >= 3
@@ -114,6 +123,7 @@ def test_a_default_changed_in_the_dataclass_shows_in_the_cli(
             "temperature",
             "--temperature must be 0 (greedy) or more",
         ),
+        (["prep", *PREP_REQUIRED, "--max-length", "0"], "max_length", "--max-length must be at"),
     ],
 )
 def test_bad_values_raise_our_config_error(
@@ -147,3 +157,18 @@ def test_synth_sampling_defaults_are_sampling_settings_own() -> None:
     args = build_parser().parse_args(["synth", "rft", *SYNTH_REQUIRED, "--force", "--top-p", "0.5"])
     config = dataclass_from_args(SynthConfig, args, mode="rft")
     assert config.force is True and config.sampling == SamplingSettings(top_p=0.5)
+
+
+def test_prep_flags_map_to_fields() -> None:
+    argv = ["prep", *PREP_REQUIRED, "--no-holdout-guard", "--seed", "3"]
+    argv += ["--source", "iflensyn=a.jsonl", "--source", "phr1=b/"]
+    config = dataclass_from_args(PrepConfig, build_parser().parse_args(argv))
+    assert config == PrepConfig(
+        "demo:all", "O", sources={"iflensyn": "a.jsonl", "phr1": "b/"}, seed=3, holdout_guard=False
+    )
+    assert dataclass_from_args(PrepConfig, build_parser().parse_args(["prep", *PREP_REQUIRED])) == (
+        PrepConfig("demo:all", "O")
+    )
+    with pytest.raises(ConfigError, match="--system must be one of keep, k0, none") as err:
+        PrepConfig("demo:all", "O", system="k1")  # type: ignore[arg-type]
+    assert err.value.field == "system"

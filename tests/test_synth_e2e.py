@@ -89,12 +89,13 @@ def test_kept_rows_feed_prep(tiny_run: Path, tmp_path: Path) -> None:
 
     spec = SynthSpec("lensyn", "standin", "0" * 64, "standin", SamplingSettings(), 3)
     run_synthesis(PROMPTS, StandInBackend(), tmp_path / "synth", spec, audit=clean_audit)
-    result = prep.prepare(
+    config = prep.PrepConfig(
         "iflensyn:all",
         tmp_path / "prepared",
-        tokenizer=tiny_run,
+        tokenizer=str(tiny_run),
         sources={"iflensyn": str(tmp_path / "synth" / "data.jsonl")},
     )
+    result = prep.prepare(config)
     assert result.samples == len(PASSING)
     assert "iflensyn" in json.dumps(result.stats)
     assert '"dropped_holdout": 0' in json.dumps(result.stats)
@@ -120,7 +121,9 @@ def test_rft_output_preps_with_the_rft_source(tiny_run: Path, tmp_path: Path, mo
     spec = SynthSpec("rft", "standin", "0" * 64, "standin", SamplingSettings(), 2)
     run_synthesis(PROMPTS, StandInBackend(outputs), out, spec, audit=clean_audit)
     assert (out / "data.jsonl").is_file() and (out / "ledger.jsonl").is_file()
-    result = prep.prepare("rft:all", tmp_path / "prepared", tokenizer=tiny_run)
+    result = prep.prepare(
+        prep.PrepConfig("rft:all", tmp_path / "prepared", tokenizer=str(tiny_run))
+    )
     assert result.samples == 3
     stats = json.dumps(result.stats)
     assert '"rft"' in stats and '"dropped_holdout": 0' in stats and '"dropped_unusable": 0' in stats

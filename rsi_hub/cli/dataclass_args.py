@@ -62,7 +62,9 @@ def add_dataclass_arguments(parser: argparse.ArgumentParser, cls: type) -> None:
         required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
         default = _default(f)
         help_text = meta.get("help", "")
-        if default not in (None, False, ()) and meta.get("action") != "store_false":
+        # Identity, not equality: a default of 0 is shown, None / False / () are not.
+        hidden = default is None or default is False or default == ()
+        if not hidden and "action" not in meta:
             help_text = f"{help_text} (default {default})".strip()
         kwargs: dict[str, Any] = {"help": help_text}
         if "metavar" in meta:
