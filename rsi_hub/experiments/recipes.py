@@ -17,17 +17,10 @@ from rsi_hub.errors import RsiHubError
 KEY_ALIASES: dict[str, str] = {"lr": "learning_rate", "steps": "max_steps"}
 
 
-class TrainUnavailableError(RsiHubError):
-    """`rsi_hub.train` is not importable here (install the train extra / merge the train branch)."""
-
-
 def _recipes() -> Any:
-    try:
-        import rsi_hub.train.recipes as recipes
-    except ImportError as err:
-        raise TrainUnavailableError(
-            f"sweeps need rsi_hub.train (rsi-hub train), which this checkout cannot import: {err}"
-        ) from err
+    # At call time: rsi_hub.train loads torch, which a sweep's listing commands do not need.
+    from rsi_hub.train import recipes
+
     return recipes
 
 
@@ -75,11 +68,9 @@ def slurm_train_template() -> str:
     Sweep arms are trained by this very script (multi-node rendezvous, requeue, the
     `train finalize` job), with their arguments filled in, never by a second launcher.
     """
-    try:
-        from rsi_hub.train.launch import checkout_root
-    except ImportError as err:
-        raise TrainUnavailableError(f"sweeps need rsi_hub.train.launch: {err}") from err
+    from rsi_hub.train.launch import checkout_root
+
     path = checkout_root() / SLURM_TEMPLATE
     if not path.is_file():
-        raise TrainUnavailableError(f"train's Slurm template {path} is missing.")
+        raise RsiHubError(f"train's Slurm template {path} is missing.")
     return path.read_text()

@@ -9,6 +9,8 @@
 Uses `rsi_hub.checker`, `rsi_hub.suites` and `rsi_hub.chat`; nothing else of the package.
 """
 
+from rsi_hub.suites.answers import FINAL_MARKER, Extraction, Malformed, extract_final
+from rsi_hub.suites.prompts import PoolPrompt
 from rsi_hub.synth.api import ContaminationError, synthesize
 from rsi_hub.synth.backends import (
     Generation,
@@ -17,9 +19,8 @@ from rsi_hub.synth.backends import (
     SamplingSettings,
     make_backend,
 )
-from rsi_hub.synth.extract import FINAL_MARKER, Extraction, Malformed, extract_final
 from rsi_hub.synth.filter import MODES, judge_generation
-from rsi_hub.synth.prompts import PoolPrompt, load_scaffold
+from rsi_hub.synth.prompts import load_scaffold
 from rsi_hub.synth.run import SynthSpec, run_synthesis
 
 __all__ = [

@@ -8,10 +8,11 @@ from typing import Any
 
 from rsi_hub.errors import RsiHubError
 from rsi_hub.hashing import weights_sha256
+from rsi_hub.suites.prompts import Eligible, select_prompts
 from rsi_hub.synth.backends import GenerationBackend, make_backend
 from rsi_hub.synth.config import SynthConfig
 from rsi_hub.synth.filter import Judge
-from rsi_hub.synth.pool import Eligible, audit_data, select_prompts
+from rsi_hub.synth.pool import audit_data
 from rsi_hub.synth.provenance import Audit
 from rsi_hub.synth.run import SynthSpec, run_synthesis
 

@@ -10,6 +10,7 @@ from typing import Any
 from rsi_hub.batching import batched
 from rsi_hub.chat import load_system_prompt
 from rsi_hub.errors import RsiHubError
+from rsi_hub.suites.prompts import PoolPrompt, prompt_ids_sha256, validate_prompts
 from rsi_hub.synth.backends import GenerationBackend, GenerationRequest, SamplingSettings
 from rsi_hub.synth.filter import (
     MODES,
@@ -19,15 +20,9 @@ from rsi_hub.synth.filter import (
     generation_messages,
     judge_answer,
     judge_generation,
-    validate_prompts,
 )
-from rsi_hub.synth.prompts import PoolPrompt, load_scaffold
-from rsi_hub.synth.provenance import (
-    Audit,
-    build_provenance,
-    prompt_ids_sha256,
-    text_sha256,
-)
+from rsi_hub.synth.prompts import load_scaffold
+from rsi_hub.synth.provenance import Audit, build_provenance, text_sha256
 from rsi_hub.synth.stats import ledger_stats
 from rsi_hub.synth.store import RunStore, read_jsonl, sample_key, write_json_atomic
 
