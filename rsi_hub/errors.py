@@ -81,3 +81,50 @@ class RecipeError(RsiHubError):
 
 class MissingGpuExtraError(RsiHubError):
     """Packed training was asked for without the CUDA kernels of the `gpu` extra."""
+
+
+# --- one class per area and kind: each is also the matching standard exception, so callers
+# may catch ValueError (bad input or config), OSError (files) or RuntimeError (a step failed) ---
+
+
+class PromptError(RsiHubError, ValueError):
+    """A generation prompt (pool record, prompt-file row) cannot be used: no id, no text, no
+    checks, or a check the checker rejects. The message names the prompt id."""
+
+
+class EvaluationError(RsiHubError, RuntimeError):
+    """An evaluation could not run or its results cannot be trusted (lm-eval rendered a prompt
+    off-protocol, a backend or Hub dataset is unavailable, results are stale for this checker)."""
+
+
+class EvaluationInputError(ConfigError):
+    """An evaluation was asked for with a bad value (unknown suite, task or backend, runs that
+    cannot be paired, malformed PREF data); `field` names the option when there is one."""
+
+
+class EvaluationFileError(RsiHubError, OSError):
+    """An evaluation file or folder is missing or unreadable; `path` names it."""
+
+
+class SynthError(RsiHubError, RuntimeError):
+    """A synthesis run failed (a backend misbehaved or is not installed)."""
+
+
+class SynthInputError(ConfigError):
+    """A synthesis run was asked for with a bad value (mode, K, backend, prompts)."""
+
+
+class SynthFileError(RsiHubError, OSError):
+    """A file synthesis needs (checkpoint folder, scaffold) is missing; `path` names it."""
+
+
+class ExperimentError(RsiHubError, RuntimeError):
+    """An experiment step failed (a submitted job, an arm's command, a shard writer)."""
+
+
+class ExperimentInputError(ConfigError):
+    """An experiment was asked for with a bad value (grid, weights, plot axis, candidates)."""
+
+
+class ExperimentFileError(RsiHubError, OSError):
+    """A file or folder an experiment reads is missing or unreadable; `path` names it."""

@@ -143,7 +143,7 @@ def test_missing_system_prompt_file_names_the_path(tmp_path) -> None:
     missing = tmp_path / "nope.txt"
     config = EvalConfig(tmp_path, system_prompt_file=str(missing))
     assert config.system_prompt_id == "nope"  # the file's stem
-    with pytest.raises(ConfigError, match="no such file") as err:
+    with pytest.raises(OSError, match="no such file") as err:
         config.candidate_text()
     assert (err.value.path, err.value.field) == (missing, "system_prompt_file")
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from rsi_hub.errors import ConfigError
+from rsi_hub.errors import EvaluationFileError, EvaluationInputError
 from rsi_hub.evaluate.protocol import SUITE_CHOICES
 
 Backend = Literal["hf", "vllm"]
@@ -22,7 +22,7 @@ PROMPT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 @dataclass
 class EvalConfig:
-    """What `evaluate_run` scores and how; validated on construction (`ConfigError`)."""
+    """What `evaluate_run` scores and how; validated on construction (`EvaluationInputError`)."""
 
     run: str | Path = field(
         metadata={"positional": True, "metavar": "RUN", "help": "run directory to score"}
@@ -105,14 +105,16 @@ class EvalConfig:
 
     def __post_init__(self) -> None:
         if self.limit is not None and self.limit < 1:
-            raise ConfigError(f"--limit must be at least 1, got {self.limit}.", field="limit")
+            raise EvaluationInputError(
+                f"--limit must be at least 1, got {self.limit}.", field="limit"
+            )
         for name in ("tensor_parallel_size", "data_parallel_size", "batch_size"):
             value = getattr(self, name)
             if value is not None and value < 1:
                 flag = "--" + name.replace("_", "-")
-                raise ConfigError(f"{flag} must be at least 1, got {value}.", field=name)
+                raise EvaluationInputError(f"{flag} must be at least 1, got {value}.", field=name)
         if self.system_prompt is not None and self.system_prompt_file is not None:
-            raise ConfigError(
+            raise EvaluationInputError(
                 "give a candidate system prompt as text or as --system-prompt-file, not both.",
                 field="system_prompt_file",
             )
@@ -120,19 +122,19 @@ class EvalConfig:
             self.system_prompt_id = Path(self.system_prompt_file).stem
         if self.system_prompt_id is not None and self.system_prompt_file is None:
             if self.system_prompt is None:
-                raise ConfigError(
+                raise EvaluationInputError(
                     "--system-prompt-id needs --system-prompt-file (a candidate system prompt "
                     "needs both its text and its id).",
                     field="system_prompt_id",
                 )
         elif self.system_prompt is not None and self.system_prompt_id is None:
-            raise ConfigError(
+            raise EvaluationInputError(
                 "a candidate system prompt needs both its text and its id "
                 "(--system-prompt-file FILE --system-prompt-id ID).",
                 field="system_prompt_id",
             )
         if self.system_prompt_id is not None and not PROMPT_ID.fullmatch(self.system_prompt_id):
-            raise ConfigError(
+            raise EvaluationInputError(
                 f"system prompt id {self.system_prompt_id!r}: use letters, digits, '_', '.' and "
                 "'-' only (it names the result folder).",
                 field="system_prompt_id",
@@ -142,13 +144,13 @@ class EvalConfig:
         """The candidate system prompt's text (read from `system_prompt_file`), or None.
 
         Raises:
-            ConfigError: the file does not exist (`path` set).
+            EvaluationFileError: the file does not exist (`path` set).
         """
         if self.system_prompt_file is None:
             return self.system_prompt
         path = Path(self.system_prompt_file)
         if not path.is_file():
-            raise ConfigError(
+            raise EvaluationFileError(
                 f"--system-prompt-file {path}: no such file.", path=path, field="system_prompt_file"
             )
         return path.read_text(encoding="utf-8").strip()

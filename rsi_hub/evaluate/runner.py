@@ -32,7 +32,7 @@ from rsi_hub.chat import (
     render,
     validate_model_folder,
 )
-from rsi_hub.errors import RsiHubError
+from rsi_hub.errors import EvaluationError, EvaluationFileError, EvaluationInputError, RsiHubError
 from rsi_hub.evaluate import harness, hub, store
 from rsi_hub.evaluate.config import PROMPT_ID, Backend, EvalConfig
 from rsi_hub.evaluate.protocol import (
@@ -153,13 +153,14 @@ def _build_lm(backend: Backend, model_args: dict[str, Any]) -> Any:
         from importlib.util import find_spec
 
         if find_spec("vllm") is None:
-            raise RsiHubError(
-                "--backend vllm needs vLLM on a GPU machine: pip install 'lm-eval[vllm]'."
+            raise EvaluationError(
+                "--backend vllm needs vLLM on a GPU machine: pip install 'lm-eval[vllm]'.",
+                field="backend",
             )
         from rsi_hub.evaluate.models import make_vllm_lm
 
         return make_vllm_lm(**model_args)
-    raise RsiHubError(f"unknown backend {backend!r}; choose hf or vllm.")
+    raise EvaluationInputError(f"unknown backend {backend!r}; choose hf or vllm.", field="backend")
 
 
 def _set_system_prompt(lm: Any, suite: Suite, system: SystemPrompt) -> None:
@@ -205,7 +206,7 @@ def check_rendered_prompts(
             expected = _expected_context(row["doc"], suite, system)
             for argument in row["arguments"]:
                 if argument[0] != expected:
-                    raise RsiHubError(
+                    raise EvaluationError(
                         f"{task} document {row['doc_id']}: lm-eval rendered the prompt "
                         f"differently from the serving contract ({_label(suite, system)} "
                         f"system message expected):\n{argument[0][:300]!r}\nexpected\n"
@@ -335,7 +336,9 @@ def evaluate_run(
     # Before the model loads: a missing dataset must cost seconds, not a model load. Every
     # missing one is named at once, so that `--suite all` needs one retry, not several.
     if suite_data is not None and not Path(suite_data).is_dir():
-        raise RsiHubError(f"{suite_data}: no such folder of suite files")
+        raise EvaluationFileError(
+            f"{suite_data}: no such folder of suite files", path=suite_data, field="suite_data"
+        )
     problems = []
     sources: dict[str, dict[str, Any]] = {}
     for item in suites:
@@ -350,7 +353,7 @@ def evaluate_run(
         except RsiHubError as err:
             problems.append(str(err))
     if problems:
-        raise RsiHubError("\n".join(problems))
+        raise EvaluationError("\n".join(problems))
     gen_limit = max_gen_toks or MAX_NEW_TOKENS
     checker_version = _checker_version()
 
@@ -415,16 +418,20 @@ def _result_folders(
             return {s.name: s.name for s in suites}
         return {s.name: candidate_folder(s.name, str(candidate.id)) for s in suites}
     if candidate is None:
-        raise RsiHubError(
+        raise EvaluationInputError(
             "folder_name is for candidate system prompts only; served results always go to "
-            "RUN/eval/<suite>/."
+            "RUN/eval/<suite>/.",
+            field="folder_name",
         )
     if len(suites) != 1:
-        raise RsiHubError("folder_name takes one suite; pass one suite, not a list or all.")
+        raise EvaluationInputError(
+            "folder_name takes one suite; pass one suite, not a list or all.", field="folder_name"
+        )
     if folder_name in SUITES or folder_name.startswith(".") or not PROMPT_ID.fullmatch(folder_name):
-        raise RsiHubError(
+        raise EvaluationInputError(
             f"folder_name {folder_name!r}: a candidate's results must not replace a suite's own "
-            "folder; use <suite>.prompt-<id>."
+            "folder; use <suite>.prompt-<id>.",
+            field="folder_name",
         )
     return {suites[0].name: folder_name}
 

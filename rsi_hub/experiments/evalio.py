@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rsi_hub.errors import RsiHubError
+from rsi_hub.errors import ExperimentInputError
 from rsi_hub.evaluate import compare as eval_compare
 from rsi_hub.evaluate import failures, protocol, stats, store
 
@@ -31,7 +31,7 @@ def aligned_keys(a: Mapping[str, bool], b: Mapping[str, bool]) -> list[str]:
     """
     if set(a) != set(b):
         first = sorted(set(a) ^ set(b))[0]
-        raise RsiHubError(
+        raise ExperimentInputError(
             f"the two evaluations cover different items (first difference: {first}; "
             f"{len(a)} against {len(b)} items): re-run both on the same suite."
         )
@@ -70,7 +70,9 @@ class SuiteResult:
 def _suite(suite: str) -> Any:
     suites = protocol.SUITES
     if suite not in suites:
-        raise RsiHubError(f"unknown suite {suite!r}; choose one of {', '.join(suites)}.")
+        raise ExperimentInputError(
+            f"unknown suite {suite!r}; choose one of {', '.join(suites)}.", field="suite"
+        )
     return suites[suite]
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rsi_hub.errors import RsiHubError
+from rsi_hub.errors import ExperimentFileError
 
 # Short grid keys for the two settings card sweeps vary, mapped to the recipe field names.
 KEY_ALIASES: dict[str, str] = {"lr": "learning_rate", "steps": "max_steps"}
@@ -72,5 +72,5 @@ def slurm_train_template() -> str:
 
     path = checkout_root() / SLURM_TEMPLATE
     if not path.is_file():
-        raise RsiHubError(f"train's Slurm template {path} is missing.")
+        raise ExperimentFileError(f"train's Slurm template {path} is missing.", path=path)
     return path.read_text()

@@ -16,7 +16,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from rsi_hub.errors import RsiHubError
+from rsi_hub.errors import PromptError, SuiteFileError
 
 PromptId = str | int
 HOLDOUTS: tuple[str, ...] = ("if818", "if263", "if3k")
@@ -35,7 +35,7 @@ class PoolPrompt:
         """Build from a suite record: `id`, `prompt` (or `user`/`text`) and `checks` keys."""
         text = next((record[k] for k in ("prompt", "user", "text") if k in record), None)
         if "id" not in record or not isinstance(text, str):
-            raise RsiHubError(
+            raise PromptError(
                 f"pool record {dict(record)!r:.120} needs an `id` and a string `prompt`."
             )
         checks = record.get("checks") or record.get("constraints") or ()
@@ -92,7 +92,7 @@ def load_prompt_file(path: str | Path) -> list[PoolPrompt]:
     """Prompts from a JSONL file of `{"id", "prompt", "checks"}` records (another pool)."""
     path = Path(path)
     if not path.is_file():
-        raise RsiHubError(f"{path}: prompt file not found.")
+        raise SuiteFileError(f"{path}: prompt file not found.", path=path)
     with path.open(encoding="utf-8") as f:
         return as_pool_prompts(json.loads(line) for line in f if line.strip())
 
@@ -147,11 +147,13 @@ def validate_prompts(prompts: Sequence[PoolPrompt]) -> None:
 
     for prompt in prompts:
         if not prompt.checks:
-            raise RsiHubError(f"prompt {prompt.id!r} has no checks: nothing to verify it against.")
+            raise PromptError(
+                f"prompt {prompt.id!r} has no checks: nothing to verify it against.", field="checks"
+            )
         try:
             validate_checks(list(prompt.checks))
         except CheckError as err:
-            raise RsiHubError(f"prompt {prompt.id!r}: {err}") from err
+            raise PromptError(f"prompt {prompt.id!r}: {err}", field="checks") from err
 
 
 def prompt_ids_sha256(prompt_ids: list[Any]) -> str:

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rsi_hub.errors import RsiHubError
+from rsi_hub.errors import SynthError, SynthFileError, SynthInputError
 from rsi_hub.hashing import weights_sha256
 from rsi_hub.suites.prompts import Eligible, select_prompts
 from rsi_hub.synth.backends import GenerationBackend, make_backend
@@ -19,7 +19,7 @@ from rsi_hub.synth.run import SynthSpec, run_synthesis
 DEFAULT_BATCH_SIZE = {"hf": 16, "vllm": 1024}
 
 
-class ContaminationError(RsiHubError):
+class ContaminationError(SynthError):
     """The finished data shares prompts with a holdout suite; it must not be trained on."""
 
 
@@ -57,12 +57,17 @@ def synthesize(
     sampling = config.sampling
     prompts = select_prompts(prompts_file, config.limit, eligible, check_types=list(check_types))
     if not prompts:
-        raise RsiHubError(
-            "no eligible prompts: the pool (or --prompts file) is empty after filtering."
+        raise SynthInputError(
+            "no eligible prompts: the pool (or --prompts file) is empty after filtering.",
+            field="prompts_file",
         )
     model_path = Path(config.model)
     if not model_path.is_dir():
-        raise RsiHubError(f"{model_path}: not a model folder (expected a run directory).")
+        raise SynthFileError(
+            f"{model_path}: not a model folder (expected a run directory).",
+            path=model_path,
+            field="model",
+        )
     if generator is None:
         generator = make_backend(
             config.backend,

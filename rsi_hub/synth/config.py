@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from rsi_hub.errors import ConfigError
+from rsi_hub.errors import SynthInputError
 from rsi_hub.synth.backends import SamplingSettings
 from rsi_hub.synth.filter import MODES
 
@@ -76,7 +76,7 @@ class SynthConfig:
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
-            raise ConfigError(
+            raise SynthInputError(
                 f"unknown synthesis mode {self.mode!r}; choose one of {MODES}.", field="mode"
             )
         self.check_types = tuple(self.check_types)
@@ -84,14 +84,14 @@ class SynthConfig:
             value = getattr(self, name)
             if value is not None and value < 1:
                 flag = "--" + name.replace("_", "-")
-                raise ConfigError(f"{flag} must be at least 1, got {value}.", field=name)
+                raise SynthInputError(f"{flag} must be at least 1, got {value}.", field=name)
         if self.temperature < 0:
-            raise ConfigError(
+            raise SynthInputError(
                 f"--temperature must be 0 (greedy) or more, got {self.temperature}.",
                 field="temperature",
             )
         if not 0 < self.top_p <= 1:
-            raise ConfigError(f"--top-p must be in (0, 1], got {self.top_p}.", field="top_p")
+            raise SynthInputError(f"--top-p must be in (0, 1], got {self.top_p}.", field="top_p")
 
     @property
     def sampling(self) -> SamplingSettings:

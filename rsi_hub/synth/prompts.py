@@ -11,7 +11,7 @@ from functools import lru_cache
 from typing import Any
 
 from rsi_hub.chat import served_messages, templates_dir
-from rsi_hub.errors import RsiHubError
+from rsi_hub.errors import SynthFileError
 from rsi_hub.suites.prompts import PoolPrompt
 
 SCAFFOLD_FILE = "lensyn_scaffold.txt"
@@ -23,7 +23,9 @@ def load_scaffold() -> str:
     """The lensyn scaffold system message (`templates/lensyn_scaffold.txt`), verbatim."""
     path = templates_dir() / SCAFFOLD_FILE
     if not path.is_file():
-        raise RsiHubError(f"{path} not found: the lensyn scaffold ships in templates/.")
+        raise SynthFileError(
+            f"{path} not found: the lensyn scaffold ships in templates/.", path=path
+        )
     return path.read_text(encoding="utf-8")
 
 
