@@ -74,7 +74,7 @@ def test_unset_options_take_the_dataclass_defaults(
     args = build_parser().parse_args([*argv, *required])
     config = dataclass_from_args(cls, args, **({"mode": argv[1]} if argv[0] == "synth" else {}))
     for f in dataclasses.fields(cls):
-        if f.default is not dataclasses.MISSING and f.name != "system_prompt_id":
+        if f.default is not dataclasses.MISSING:
             assert getattr(config, f.name) == f.default, f.name
 
 

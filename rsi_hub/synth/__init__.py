@@ -19,6 +19,7 @@ from rsi_hub.synth.backends import (
     SamplingSettings,
     make_backend,
 )
+from rsi_hub.synth.config import SynthConfig
 from rsi_hub.synth.filter import MODES, judge_generation
 from rsi_hub.synth.prompts import load_scaffold
 from rsi_hub.synth.run import SynthSpec, run_synthesis
@@ -34,6 +35,7 @@ __all__ = [
     "Malformed",
     "PoolPrompt",
     "SamplingSettings",
+    "SynthConfig",
     "SynthSpec",
     "extract_final",
     "judge_generation",
