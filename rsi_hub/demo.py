@@ -76,6 +76,7 @@ def run_demo(
         max_new_tokens: reply length limit of the final answer.
     """
     from rsi_hub.evaluate import evaluate_run
+    from rsi_hub.evaluate.config import EvalConfig
     from rsi_hub.release import release_to_folder
     from rsi_hub.space_support import answer_with_checklist
     from rsi_hub.tiny import build_tiny
@@ -99,7 +100,7 @@ def run_demo(
     _done(started)
 
     started = _step(3, f"evaluate IF-818 on its first {eval_limit} prompts (lm-eval, checker)")
-    outcome = evaluate_run(result.run_dir, "if818", limit=eval_limit, progress=print)[0]
+    outcome = evaluate_run(EvalConfig(result.run_dir, "if818", limit=eval_limit), progress=print)[0]
     metrics = outcome.metrics["if818"]
     passed, scored = int(metrics["pass_count"]), eval_limit
     print(f"    if818: {passed}/{scored} prompts pass; results in {outcome.folder}")

@@ -2,9 +2,30 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 
 class RsiHubError(Exception):
-    """Base class of every error rsi-hub raises on purpose; the CLI prints it and exits 2."""
+    """Base class of every error rsi-hub raises on purpose; the CLI prints it and exits 2.
+
+    Attributes:
+        path: the file or folder the error is about, when there is one.
+        field: the option, config field or record field the error is about, when there is one.
+    """
+
+    def __init__(
+        self, message: str = "", *, path: str | Path | None = None, field: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.path = path
+        self.field = field
+
+
+class ConfigError(RsiHubError, ValueError):
+    """A config value (a command-line option or a config dataclass field) is invalid.
+
+    `field` names the field; the message names the option and the valid values.
+    """
 
 
 class ServingContractError(RsiHubError):
@@ -73,3 +94,50 @@ class RunDirError(RsiHubError, ValueError):
 
 class RunFileMissingError(RsiHubError, FileNotFoundError):
     """A run-directory record file does not exist; the message says which command writes it."""
+
+
+# --- one class per area and kind: each is also the matching standard exception, so callers
+# may catch ValueError (bad input or config), OSError (files) or RuntimeError (a step failed) ---
+
+
+class PromptError(RsiHubError, ValueError):
+    """A generation prompt (pool record, prompt-file row) cannot be used: no id, no text, no
+    checks, or a check the checker rejects. The message names the prompt id."""
+
+
+class EvaluationError(RsiHubError, RuntimeError):
+    """An evaluation could not run or its results cannot be trusted (lm-eval rendered a prompt
+    off-protocol, a backend or Hub dataset is unavailable, results are stale for this checker)."""
+
+
+class EvaluationInputError(ConfigError):
+    """An evaluation was asked for with a bad value (unknown suite, task or backend, runs that
+    cannot be paired, malformed PREF data); `field` names the option when there is one."""
+
+
+class EvaluationFileError(RsiHubError, OSError):
+    """An evaluation file or folder is missing or unreadable; `path` names it."""
+
+
+class SynthError(RsiHubError, RuntimeError):
+    """A synthesis run failed (a backend misbehaved or is not installed)."""
+
+
+class SynthInputError(ConfigError):
+    """A synthesis run was asked for with a bad value (mode, K, backend, prompts)."""
+
+
+class SynthFileError(RsiHubError, OSError):
+    """A file synthesis needs (checkpoint folder, scaffold) is missing; `path` names it."""
+
+
+class ExperimentError(RsiHubError, RuntimeError):
+    """An experiment step failed (a submitted job, an arm's command, a shard writer)."""
+
+
+class ExperimentInputError(ConfigError):
+    """An experiment was asked for with a bad value (grid, weights, plot axis, candidates)."""
+
+
+class ExperimentFileError(RsiHubError, OSError):
+    """A file or folder an experiment reads is missing or unreadable; `path` names it."""

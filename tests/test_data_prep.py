@@ -16,6 +16,7 @@ from rsi_hub.data import (
     read_stats,
     tokenise_conversation,
 )
+from rsi_hub.data.config import PrepConfig
 from rsi_hub.data.holdout import HoldoutGuard
 from rsi_hub.errors import HoldoutInputError, OutputDirNotEmptyError
 
@@ -115,17 +116,17 @@ def sft_file(tmp_path: Path) -> Path:
 def test_prep_is_reproducible_and_reports_card_columns(
     tokenizer, sft_file: Path, tmp_path: Path
 ) -> None:
-    kwargs = {
-        "tokenizer": tokenizer,
-        "sources": {"iflensyn": str(sft_file)},
-        "holdout_guard": False,
-    }
-    first = prepare("iflensyn:25", tmp_path / "a", seed=981, **kwargs)
-    second = prepare("iflensyn:25", tmp_path / "b", seed=981, **kwargs)
+    kwargs = {"sources": {"iflensyn": str(sft_file)}, "holdout_guard": False}
+
+    def prep(mix: str, out: Path, **options: object):
+        return prepare(PrepConfig(mix, out, **kwargs, **options), tokenizer=tokenizer)
+
+    first = prep("iflensyn:25", tmp_path / "a", seed=981)
+    second = prep("iflensyn:25", tmp_path / "b", seed=981)
     assert first.sha256 == second.sha256 and len(first.sha256) == 64
-    other_seed = prepare("iflensyn:25", tmp_path / "c", seed=1, **kwargs)
+    other_seed = prep("iflensyn:25", tmp_path / "c", seed=1)
     assert other_seed.sha256 != first.sha256
-    everything = prepare("iflensyn:all", tmp_path / "d", **kwargs)
+    everything = prep("iflensyn:all", tmp_path / "d")
 
     stats = read_stats(first.path)
     assert stats["sha256"] == first.sha256 and "uint32-LE" in stats["sha256_definition"]
@@ -143,16 +144,17 @@ def test_prep_is_reproducible_and_reports_card_columns(
 def test_prep_drops_too_long_rows_instead_of_cutting_them(
     tokenizer, sft_file: Path, tmp_path: Path
 ) -> None:
-    result = prepare("iflensyn:all", tmp_path / "out", tokenizer=tokenizer, sources={"iflensyn": str(sft_file)},
-                     holdout_guard=False, max_length=12)  # fmt: skip
+    config = PrepConfig("iflensyn:all", tmp_path / "out", sources={"iflensyn": str(sft_file)},
+                        holdout_guard=False, max_length=12)  # fmt: skip
+    result = prepare(config, tokenizer=tokenizer)
     assert result.stats["total"]["dropped_too_long"] > 0
     assert all(len(ids) <= 12 for ids in load_prepared(result.path)["input_ids"])
 
 
 def test_holdout_guard_drops_and_counts_matches(tokenizer, sft_file: Path, tmp_path: Path) -> None:
     matcher = SetMatcher({"if818-0003": "question number 3?", "if3k-0017": "  QUESTION NUMBER 17?"})
-    result = prepare("iflensyn:all", tmp_path / "out", tokenizer=tokenizer,
-                     sources={"iflensyn": str(sft_file)}, holdout_matcher=matcher)  # fmt: skip
+    config = PrepConfig("iflensyn:all", tmp_path / "out", sources={"iflensyn": str(sft_file)})
+    result = prepare(config, tokenizer=tokenizer, holdout_matcher=matcher)
     holdout = result.stats["holdout"]
     assert holdout["dropped"] == 2 and sorted(holdout["matched_ids_sample"]) == [
         "if3k-0017",
@@ -180,10 +182,8 @@ def test_guard_is_not_skipped_silently(
     monkeypatch.setattr(prep_module, "default_holdout_matcher", unavailable)
     with pytest.raises(HoldoutInputError, match="holdout guard"):
         prepare(
-            "iflensyn:all",
-            tmp_path / "out",
+            PrepConfig("iflensyn:all", tmp_path / "out", sources={"iflensyn": str(sft_file)}),
             tokenizer=tokenizer,
-            sources={"iflensyn": str(sft_file)},
         )
 
 
@@ -191,13 +191,14 @@ def test_prep_refuses_non_empty_output(tokenizer, sft_file: Path, tmp_path: Path
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "keep.txt").write_text("x")
     with pytest.raises(OutputDirNotEmptyError):
-        prepare("iflensyn:all", tmp_path / "out", tokenizer=tokenizer, sources={"iflensyn": str(sft_file)},
-                holdout_guard=False)  # fmt: skip
+        prepare(PrepConfig("iflensyn:all", tmp_path / "out", sources={"iflensyn": str(sft_file)},
+                           holdout_guard=False), tokenizer=tokenizer)  # fmt: skip
 
 
 def test_preference_prep_renders_strings_ending_at_im_end(tokenizer, tmp_path: Path) -> None:
     result = prepare(
-        "demo_pref:all", tmp_path / "pref", tokenizer=tokenizer, holdout_guard=False, system="k0"
+        PrepConfig("demo_pref:all", tmp_path / "pref", holdout_guard=False, system="k0"),
+        tokenizer=tokenizer,
     )
     data = load_prepared(result.path)
     assert result.stats["kind"] == "pref" and len(data) == result.samples >= 10
@@ -207,7 +208,8 @@ def test_preference_prep_renders_strings_ending_at_im_end(tokenizer, tmp_path: P
         for answer in (row["chosen"], row["rejected"]):
             assert answer.endswith(IM_END_TOKEN) and answer.count(IM_END_TOKEN) == 1
     again = prepare(
-        "demo_pref:all", tmp_path / "pref2", tokenizer=tokenizer, holdout_guard=False, system="k0"
+        PrepConfig("demo_pref:all", tmp_path / "pref2", holdout_guard=False, system="k0"),
+        tokenizer=tokenizer,
     )
     assert again.sha256 == result.sha256
 
@@ -244,7 +246,8 @@ def test_default_guard_uses_the_suite_index(tokenizer, tmp_path: Path) -> None:
     path = tmp_path / "synthetic.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     result = prepare(
-        "iflensyn:all", tmp_path / "out", tokenizer=tokenizer, sources={"iflensyn": str(path)}
+        PrepConfig("iflensyn:all", tmp_path / "out", sources={"iflensyn": str(path)}),
+        tokenizer=tokenizer,
     )
     holdout = result.stats["holdout"]
     assert holdout["guard"] == "HoldoutIndex" and holdout["dropped"] == 2

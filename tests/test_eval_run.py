@@ -19,6 +19,7 @@ from rsi_hub.checker import CHECKER_VERSION, check, sandbox_backend
 from rsi_hub.cli import main
 from rsi_hub.errors import RsiHubError
 from rsi_hub.evaluate import evaluate_run, read_suite_dir, weights_sha256
+from rsi_hub.evaluate.config import EvalConfig
 from rsi_hub.evaluate.failures import failure_report
 from rsi_hub.evaluate.harness import count_answer_tokens
 from rsi_hub.rundir import library_versions
@@ -36,12 +37,14 @@ def scored(tiny_run: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(tiny_run, run)
     # One call, one model load: the k0 / no-system switch happens on the same lm-eval model.
     outcomes = evaluate_run(
-        run,
-        "if818,if263,ev4,pref",
-        limit=LIMIT,
-        max_gen_toks=GEN,
-        batch_size=2,
-        pref_data="pref_demo",
+        EvalConfig(
+            run,
+            "if818,if263,ev4,pref",
+            limit=LIMIT,
+            max_gen_toks=GEN,
+            batch_size=2,
+            pref_data="pref_demo",
+        )
     )
     assert [o.suite for o in outcomes] == ["if818", "if263", "ev4", "pref"]
     return run
@@ -165,14 +168,14 @@ def test_eval_cli_passes_no_generation_override(tmp_path: Path, monkeypatch, cap
     # runs end to end in test_raw_lm_eval_cli and is pinned in the task YAMLs.
     seen: dict = {}
 
-    def fake_evaluate_run(run, suite, **kwargs):
-        seen.update(kwargs, run=run, suite=suite)
+    def fake_evaluate_run(config, **kwargs):
+        seen.update(vars(config))
         return []
 
     monkeypatch.setattr("rsi_hub.evaluate.evaluate_run", fake_evaluate_run)
     assert main(["eval", "RUN", "--suite", "all", "--limit", "2", "--backend", "vllm"]) == 0
     assert seen["suite"] == "all" and seen["limit"] == 2 and seen["backend"] == "vllm"
-    assert "max_gen_toks" not in seen
+    assert seen["max_gen_toks"] is None
     assert main(["eval", "RUN", "--limit", "0"]) == 2
 
 
@@ -209,7 +212,7 @@ def test_mmlu_offline_fails_fast(tiny_run: Path, tmp_path: Path, suite: str) -> 
 def test_pref_default_source_offline_fails_fast(tiny_run: Path, monkeypatch) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(RsiHubError, match=r"ultrafeedback_binarized.*pref_demo"):
-        evaluate_run(tiny_run, "pref", limit=1)
+        evaluate_run(EvalConfig(tiny_run, "pref", limit=1))
 
 
 def test_raw_lm_eval_cli(tiny_run: Path, tmp_path: Path) -> None:

@@ -9,8 +9,9 @@ from types import SimpleNamespace
 import pytest
 
 from rsi_hub.chat import render
-from rsi_hub.errors import RsiHubError
+from rsi_hub.errors import ConfigError, RsiHubError
 from rsi_hub.evaluate import genfacts, harness, store
+from rsi_hub.evaluate.config import EvalConfig
 from rsi_hub.evaluate.models import facts_from_vllm_completion
 from rsi_hub.evaluate.protocol import SUITES, resolve_suites
 from rsi_hub.evaluate.runner import check_rendered_prompts, hf_model_args, vllm_model_args
@@ -57,8 +58,9 @@ def test_vllm_model_args_carry_parallelism_and_served_limits(tmp_path: Path) -> 
     assert args["max_model_len"] == 8192 + 2048 and args["max_gen_toks"] == 2048
     assert args["batch_size"] == "auto" and args["enable_thinking"] is False
     assert args["chat_template_args"] == {"use_default_system_prompt": True}
-    with pytest.raises(RsiHubError):
-        vllm_model_args(tmp_path, tensor_parallel_size=0)
+    with pytest.raises(ConfigError, match="--tensor-parallel-size must be at least 1") as err:
+        EvalConfig(tmp_path, tensor_parallel_size=0)
+    assert err.value.field == "tensor_parallel_size"
 
 
 def test_hf_model_args_leave_room_for_served_prompts(tmp_path: Path) -> None:

@@ -298,11 +298,13 @@ def test_prompt_search_end_to_end_on_the_tiny_checkpoint(
 def test_candidate_prompt_arguments_are_checked(tiny_run: Path) -> None:
     pytest.importorskip("lm_eval")
     from rsi_hub.evaluate import evaluate_run
+    from rsi_hub.evaluate.config import EvalConfig
 
     def fails(match: str, suite: str = "if818", **kwargs: object) -> list[str]:
         lines: list[str] = []
         with pytest.raises(RsiHubError, match=match):
-            evaluate_run(tiny_run, suite, progress=lines.append, **kwargs)  # type: ignore[arg-type]
+            config = EvalConfig(tiny_run, suite, **kwargs)  # type: ignore[arg-type]
+            evaluate_run(config, progress=lines.append)
         return lines
 
     fails("both its text and its id", system_prompt="x")

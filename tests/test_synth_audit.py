@@ -66,17 +66,14 @@ def test_real_holdouts_are_audited(data: Path) -> None:
 
 def test_synthesize_refuses_contaminated_output(tiny_run: Path, tmp_path: Path) -> None:
     from rsi_hub.synth import synthesize
+    from rsi_hub.synth.config import SynthConfig
 
     index = holdout.HoldoutIndex([("if263-0007", PROMPTS[0].prompt)])
     out = tmp_path / "run"
     with pytest.raises(ContaminationError):
         synthesize(
-            "lensyn",
-            tiny_run,
-            out,
-            k=3,
-            backend=StandInBackend(),
-            prompts_file=_prompt_file(tmp_path),
+            SynthConfig("lensyn", tiny_run, out, k=3, prompts_file=_prompt_file(tmp_path)),
+            generator=StandInBackend(),
             eligible=lambda _id: True,
             audit=lambda path: audit_data(path, indexes={"if263": index}),
         )

@@ -10,6 +10,7 @@ import pytest
 from rsi_hub.hashing import weights_sha256
 from rsi_hub.rundir import SynthProvenance
 from rsi_hub.synth import SamplingSettings, synthesize
+from rsi_hub.synth.config import SynthConfig
 from tests.synth_standins import PROMPTS, clean_audit, every_id
 
 pytest.importorskip("rsi_hub.checker")
@@ -24,15 +25,19 @@ def _write_prompts(path: Path) -> Path:
 
 def test_lensyn_on_tiny_checkpoint(tiny_run: Path, tmp_path: Path) -> None:
     out = tmp_path / "lensyn"
-    provenance = synthesize(
+    config = SynthConfig(
         "lensyn",
         tiny_run,
         out,
         k=2,
         limit=2,
         backend="hf",
-        sampling=SamplingSettings(max_new_tokens=6, seed=1),
+        max_new_tokens=6,
+        seed=1,
         prompts_file=_write_prompts(tmp_path / "prompts.jsonl"),
+    )
+    provenance = synthesize(
+        config,
         eligible=every_id,
         audit=clean_audit,
     )
@@ -85,12 +90,13 @@ def test_kept_rows_feed_prep(tiny_run: Path, tmp_path: Path) -> None:
 
     spec = SynthSpec("lensyn", "standin", "0" * 64, "standin", SamplingSettings(), 3)
     run_synthesis(PROMPTS, StandInBackend(), tmp_path / "synth", spec, audit=clean_audit)
-    result = prep.prepare(
+    config = prep.PrepConfig(
         "iflensyn:all",
         tmp_path / "prepared",
-        tokenizer=tiny_run,
+        tokenizer=str(tiny_run),
         sources={"iflensyn": str(tmp_path / "synth" / "data.jsonl")},
     )
+    result = prep.prepare(config)
     assert result.samples == len(PASSING)
     assert "iflensyn" in json.dumps(result.stats)
     assert '"dropped_holdout": 0' in json.dumps(result.stats)
@@ -116,7 +122,9 @@ def test_rft_output_preps_with_the_rft_source(tiny_run: Path, tmp_path: Path, mo
     spec = SynthSpec("rft", "standin", "0" * 64, "standin", SamplingSettings(), 2)
     run_synthesis(PROMPTS, StandInBackend(outputs), out, spec, audit=clean_audit)
     assert (out / "data.jsonl").is_file() and (out / "ledger.jsonl").is_file()
-    result = prep.prepare("rft:all", tmp_path / "prepared", tokenizer=tiny_run)
+    result = prep.prepare(
+        prep.PrepConfig("rft:all", tmp_path / "prepared", tokenizer=str(tiny_run))
+    )
     assert result.samples == 3
     stats = json.dumps(result.stats)
     assert '"rft"' in stats and '"dropped_holdout": 0' in stats and '"dropped_unusable": 0' in stats

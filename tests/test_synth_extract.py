@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rsi_hub.synth import Malformed, extract_final
+from rsi_hub.chat import STOP_TEXTS
+from rsi_hub.suites.answers import Malformed, extract_final
 
 
 @pytest.mark.parametrize(
@@ -18,7 +19,7 @@ from rsi_hub.synth import Malformed, extract_final
     ],
 )
 def test_lensyn_keeps_only_what_follows_the_last_marker(text: str, answer: str) -> None:
-    assert extract_final(text, require_marker=True).answer == answer
+    assert extract_final(text, require_marker=True, stop_texts=STOP_TEXTS).answer == answer
 
 
 @pytest.mark.parametrize(
@@ -32,18 +33,32 @@ def test_lensyn_keeps_only_what_follows_the_last_marker(text: str, answer: str) 
     ],
 )
 def test_lensyn_malformed(text: str, truncated: bool, reason: Malformed) -> None:
-    extraction = extract_final(text, require_marker=True, truncated=truncated)
+    extraction = extract_final(
+        text, require_marker=True, stop_texts=STOP_TEXTS, truncated=truncated
+    )
     assert extraction.answer is None
     assert extraction.malformed is reason
 
 
 def test_rft_keeps_the_whole_reply() -> None:
-    assert extract_final("  A whole reply.\n", require_marker=False).answer == "A whole reply."
-    assert extract_final(" \n", require_marker=False).malformed is Malformed.EMPTY
-    assert extract_final("x", require_marker=False, truncated=True).malformed is Malformed.OVER_LONG
+    assert (
+        extract_final("  A whole reply.\n", require_marker=False, stop_texts=STOP_TEXTS).answer
+        == "A whole reply."
+    )
+    assert (
+        extract_final(" \n", require_marker=False, stop_texts=STOP_TEXTS).malformed
+        is Malformed.EMPTY
+    )
+    assert (
+        extract_final("x", require_marker=False, stop_texts=STOP_TEXTS, truncated=True).malformed
+        is Malformed.OVER_LONG
+    )
 
 
 def test_hostile_text_is_linear() -> None:
     # Many near-markers must not blow up the marker search.
     text = ("*" * 50_000 + "FINA\n") * 20
-    assert extract_final(text, require_marker=True).malformed is Malformed.NO_MARKER
+    assert (
+        extract_final(text, require_marker=True, stop_texts=STOP_TEXTS).malformed
+        is Malformed.NO_MARKER
+    )

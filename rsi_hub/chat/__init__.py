@@ -13,6 +13,7 @@ from rsi_hub.chat.template import (
     load_serving_config,
     load_system_prompt,
     render,
+    served_messages,
     templates_dir,
 )
 from rsi_hub.chat.tokens import (
@@ -24,6 +25,7 @@ from rsi_hub.chat.tokens import (
     MAX_NEW_TOKENS,
     PAD_TOKEN,
     SPECIAL_TOKEN_IDS,
+    STOP_TEXTS,
     STOP_TOKEN_IDS,
     UNK_TOKEN,
 )
@@ -37,6 +39,7 @@ __all__ = [
     "MAX_NEW_TOKENS",
     "PAD_TOKEN",
     "SPECIAL_TOKEN_IDS",
+    "STOP_TEXTS",
     "STOP_TOKEN_IDS",
     "SYSTEM_PROMPT_ID",
     "UNK_TOKEN",
@@ -44,6 +47,7 @@ __all__ = [
     "load_serving_config",
     "load_system_prompt",
     "render",
+    "served_messages",
     "templates_dir",
     "validate_model_folder",
     "write_serving_files",

@@ -40,6 +40,18 @@ def load_system_prompt() -> str:
     return (templates_dir() / SYSTEM_PROMPT_FILE).read_text(encoding="utf-8")
 
 
+def served_messages(user: str) -> list[dict[str, str]]:
+    """The conversation a user message is served in: k0 as the system message, then the message.
+
+    What rft generates from, what every RL rollout is prompted with, and the start of a kept
+    synthetic training row.
+    """
+    return [
+        {"role": "system", "content": load_system_prompt()},
+        {"role": "user", "content": user},
+    ]
+
+
 def load_serving_config() -> dict[str, Any]:
     """The serving settings of card section 1 (`serving_config.json`), as a fresh dict."""
     return json.loads((templates_dir() / SERVING_CONFIG_FILE).read_text(encoding="utf-8"))

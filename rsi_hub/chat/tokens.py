@@ -29,6 +29,8 @@ def reserved_token(token_id: int) -> str:
 
 # Generation stops on the end-of-turn token first, and on </s> (a base-model habit) as well.
 STOP_TOKEN_IDS: list[int] = [SPECIAL_TOKEN_IDS[IM_END_TOKEN], SPECIAL_TOKEN_IDS[EOS_TOKEN]]
+# The same stops as text: where an answer decoded without special tokens still ends.
+STOP_TEXTS: tuple[str, ...] = (IM_END_TOKEN, EOS_TOKEN)
 
 MAX_INPUT_TOKENS = 8192
 MAX_NEW_TOKENS = 2048

@@ -1,9 +1,9 @@
 """Training data: the card's sources, mixes, the holdout guard and assistant-masked ChatML prep.
 
 ```python
-from rsi_hub.data import prepare, load_prepared
-result = prepare("tulu3:all,smoltalk:all", "runs/data/b1", tokenizer="runs/s1/bundle-6000",
-                 sources={"tulu3": "/data/tulu3.jsonl"})
+from rsi_hub.data import PrepConfig, prepare, load_prepared
+result = prepare(PrepConfig("tulu3:all,smoltalk:all", "runs/data/b1",
+                            tokenizer="runs/s1/bundle-6000", sources={"tulu3": "/data/tulu3.jsonl"}))
 result.sha256, result.stats["table"]
 dataset = load_prepared(result.path)          # input_ids, assistant_masks, source
 ```
@@ -11,6 +11,7 @@ dataset = load_prepared(result.path)          # input_ids, assistant_masks, sour
 Uses `rsi_hub.chat` (rendering) and `rsi_hub.suites` (the holdout index); never `rsi_hub.train`.
 """
 
+from rsi_hub.data.config import PrepConfig
 from rsi_hub.data.convert import PreferenceRow, to_messages, to_preference
 from rsi_hub.data.holdout import HoldoutGuard, PromptMatcher, default_holdout_matcher
 from rsi_hub.data.masking import (
@@ -45,6 +46,7 @@ __all__ = [
     "HoldoutGuard",
     "MixItem",
     "PreferenceRow",
+    "PrepConfig",
     "PrepResult",
     "PromptMatcher",
     "Source",

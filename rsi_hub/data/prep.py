@@ -34,10 +34,10 @@ from rsi_hub import __version__
 from rsi_hub.batching import batched
 from rsi_hub.chat import IM_END_TOKEN, render
 from rsi_hub.crashpoint import crash_point
+from rsi_hub.data.config import PrepConfig
 from rsi_hub.data.convert import PreferenceRow, UnrecognisedRow
 from rsi_hub.data.holdout import HoldoutGuard, PromptMatcher, default_holdout_matcher
 from rsi_hub.data.masking import (
-    SYSTEM_POLICIES,
     SystemPolicy,
     TokenisedRow,
     apply_system_policy,
@@ -340,34 +340,23 @@ def prep_fingerprint(
 
 
 def prepare(
-    mix: str,
-    out_dir: str | Path,
+    config: PrepConfig,
     *,
-    tokenizer: Any,
-    sources: Mapping[str, str] | None = None,
-    seed: int = 0,
-    system: SystemPolicy = "keep",
-    max_length: int = 8192,
-    holdout_guard: bool = True,
+    tokenizer: Any = None,
     holdout_matcher: PromptMatcher | None = None,
-    force: bool = False,
 ) -> PrepResult:
-    """Prepare a data mix into `out_dir`: convert, guard, render, tokenise, mask, write, hash.
+    """Prepare a data mix into `config.out`: convert, guard, render, tokenise, mask, write, hash.
 
     Args:
-        mix: the card's mix syntax, e.g. `tulu3:all,smoltalk:all` or `iflensyn:33000`.
-        out_dir: the output folder (must be empty or absent unless `force`).
-        tokenizer: a tokenizer or the path of a folder holding one (the model's own).
-        sources: local path overrides, source name -> file or folder.
-        seed: seeds the `name:N` samples.
-        system: system-message policy, `keep` (the row's own, else none), `k0` (the served
-            prompt on every row) or `none`.
-        max_length: rows longer than this many tokens are dropped (and counted), never cut,
-            so every kept answer still ends in `<|im_end|>`.
-        holdout_guard: drop rows whose user prompt matches a holdout suite prompt; turning it
-            off is recorded in the stats.
+        config: the mix (the card's syntax, e.g. `tulu3:all,smoltalk:all` or `iflensyn:33000`),
+            the output folder (must be empty or absent unless `force`), local source overrides,
+            the seed of the `name:N` samples, the system-message policy (`keep`: the row's own,
+            else none; `k0`: the served prompt on every row; `none`), `max_length` (longer rows
+            are dropped and counted, never cut, so every kept answer still ends in
+            `<|im_end|>`) and the holdout guard (turning it off is recorded in the stats); see
+            `PrepConfig`.
+        tokenizer: a loaded tokenizer to use instead of loading `config.tokenizer`.
         holdout_matcher: the holdout index to use (default: `rsi_hub.suites.HoldoutIndex`).
-        force: replace a non-empty `out_dir`.
 
     Returns:
         The folder, the dataset sha256 and the stats (also written to `stats.json`).
@@ -375,14 +364,13 @@ def prepare(
     Raises:
         MixSpecError, DataSourceError, HoldoutInputError, OutputDirNotEmptyError.
     """
-    if system not in SYSTEM_POLICIES:
-        raise DataSourceError(f"system policy must be one of {SYSTEM_POLICIES}, got {system!r}")
+    mix, seed, system, max_length = config.mix, config.seed, config.system, config.max_length
+    holdout_guard, sources = config.holdout_guard, dict(config.sources)
     items = parse_mix(mix)
     kind = mix_kind(items)
-    sources = dict(sources or {})
-    out = Path(out_dir)
-    refuse_non_empty(out, force=force)
-    tokenizer = _load_tokenizer(tokenizer)
+    out = Path(config.out)
+    refuse_non_empty(out, force=config.force)
+    tokenizer = _load_tokenizer(config.tokenizer if tokenizer is None else tokenizer)
     guard = None
     if holdout_guard:
         guard = HoldoutGuard(

@@ -2,8 +2,8 @@
 
 Public API (imported lazily, so that lm-eval's task files can import `harness` cheaply):
 
-- `evaluate_run(run, suite, ...)`: score a run; writes `RUN/eval/<suite>/` (results.json,
-  samples_<task>.jsonl, meta.json). See `rsi_hub.evaluate.store` for the layout.
+- `evaluate_run(EvalConfig(run, suite, ...))`: score a run; writes `RUN/eval/<suite>/`
+  (results.json, samples_<task>.jsonl, meta.json). See `rsi_hub.evaluate.store` for the layout.
 - `read_suite_dir(run, suite)`: read a finished evaluation back (metrics, samples, meta).
 - `compare_runs(run_a, run_b, task=...)`: paired McNemar, bootstrap CI, acceptance rule.
 - `failure_report(run, task=...)`: the card's section 5 table from the logged samples.
@@ -18,6 +18,7 @@ from importlib import import_module
 from typing import Any
 
 _EXPORTS = {
+    "EvalConfig": "rsi_hub.evaluate.config",
     "evaluate_run": "rsi_hub.evaluate.runner",
     "SuiteOutcome": "rsi_hub.evaluate.runner",
     "format_outcome": "rsi_hub.evaluate.report",

@@ -13,13 +13,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rsi_hub.errors import RsiHubError
+from rsi_hub.errors import EvaluationFileError, EvaluationInputError
 from rsi_hub.evaluate import stats, store
 from rsi_hub.evaluate.protocol import SUITES, Suite
 from rsi_hub.rundir import EvalMeta
 
 
-class DocumentMismatchError(RsiHubError):
+class DocumentMismatchError(EvaluationInputError):
     """The two runs were scored on different documents under the same id."""
 
 
@@ -55,9 +55,10 @@ class AcceptanceRule:
         known = {g.label.lower() for g in self.guards} | {g.suite for g in self.guards}
         unknown = sorted(set(wanted) - known)
         if unknown:
-            raise RsiHubError(
+            raise EvaluationInputError(
                 f"unknown guard {', '.join(unknown)}; guards are "
-                f"{', '.join(g.suite for g in self.guards)}"
+                f"{', '.join(g.suite for g in self.guards)}",
+                field="guards",
             )
         guards = []
         for g in self.guards:
@@ -125,15 +126,18 @@ def load_paired_log(run: str | Path, suite: Suite) -> tuple[dict[str, _Logged], 
     logged: dict[str, _Logged] = {}
     for task, sample in record.samples():
         if suite.paired_metric not in sample:
-            raise RsiHubError(
-                f"{record.folder}: samples of {task} lack the metric {suite.paired_metric!r}"
+            raise EvaluationFileError(
+                f"{record.folder}: samples of {task} lack the metric {suite.paired_metric!r}",
+                path=record.folder,
             )
         key = _doc_key(task, sample)
         logged[key] = _Logged(
             sample["doc_hash"], sample.get("prompt_hash", ""), bool(sample[suite.paired_metric])
         )
     if not logged:
-        raise RsiHubError(f"{record.folder}: no per-document samples logged")
+        raise EvaluationFileError(
+            f"{record.folder}: no per-document samples logged", path=record.folder
+        )
     return logged, record.meta
 
 
@@ -146,9 +150,10 @@ def _same_protocol(meta_a: EvalMeta, meta_b: EvalMeta, task: str) -> None:
     ):
         a, b = getattr(meta_a, key), getattr(meta_b, key)
         if a != b:
-            raise RsiHubError(
+            raise EvaluationInputError(
                 f"{task}: the runs differ in {what} ({a!r} vs {b!r}); "
-                "re-run `rsi-hub eval` on both so that they are scored alike."
+                "re-run `rsi-hub eval` on both so that they are scored alike.",
+                field=key,
             )
 
 
@@ -241,7 +246,9 @@ def compare_runs(
             scored with different checker versions, system prompts or generation settings.
     """
     if task not in SUITES:
-        raise RsiHubError(f"unknown task {task!r}; choose one of {', '.join(SUITES)}")
+        raise EvaluationInputError(
+            f"unknown task {task!r}; choose one of {', '.join(SUITES)}", field="task"
+        )
     suite = SUITES[task]
     rule = rule or AcceptanceRule()
     log_a, meta_a = load_paired_log(run_a, suite)
@@ -250,7 +257,7 @@ def compare_runs(
 
     shared = sorted(set(log_a) & set(log_b))
     if not shared:
-        raise RsiHubError(f"{task}: the two runs share no document id; nothing to pair.")
+        raise EvaluationInputError(f"{task}: the two runs share no document id; nothing to pair.")
     differing = [key for key in shared if log_a[key].doc_hash != log_b[key].doc_hash]
     if differing:
         raise DocumentMismatchError(

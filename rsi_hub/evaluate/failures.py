@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rsi_hub.errors import RsiHubError
+from rsi_hub.errors import EvaluationError, EvaluationInputError
 from rsi_hub.evaluate import store
 from rsi_hub.evaluate.protocol import SUITES
 
@@ -58,16 +58,18 @@ def failure_report(run: str | Path, task: str = "if818") -> FailureReport:
     from rsi_hub.checker import CHECKER_VERSION, check, failure_analysis
 
     if task not in CHECKED_SUITES:
-        raise RsiHubError(
+        raise EvaluationInputError(
             f"failures: {task!r} has no checks to analyse; choose one of "
-            f"{', '.join(CHECKED_SUITES)}."
+            f"{', '.join(CHECKED_SUITES)}.",
+            field="task",
         )
     record = store.read_suite_dir(run, task)
     scored_by = record.meta.checker_version
     if scored_by != CHECKER_VERSION:
-        raise RsiHubError(
+        raise EvaluationError(
             f"{record.folder} was scored by checker {scored_by}, this is checker "
-            f"{CHECKER_VERSION}: re-run `rsi-hub eval {run} --suite {task}`."
+            f"{CHECKER_VERSION}: re-run `rsi-hub eval {run} --suite {task}`.",
+            path=record.folder,
         )
     rows = []
     logged_passes = 0
@@ -77,8 +79,9 @@ def failure_report(run: str | Path, task: str = "if818") -> FailureReport:
         logged_passes += int(sample["acc"])
     analysis = failure_analysis(rows)
     if analysis.passed != logged_passes:
-        raise RsiHubError(
+        raise EvaluationError(
             f"{record.folder}: the checker now passes {analysis.passed} answers where the log "
-            f"says {logged_passes}; re-run `rsi-hub eval {run} --suite {task}`."
+            f"says {logged_passes}; re-run `rsi-hub eval {run} --suite {task}`.",
+            path=record.folder,
         )
     return FailureReport(str(run), task, analysis, CHECKER_VERSION, record.meta.limit)

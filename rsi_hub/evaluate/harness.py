@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from rsi_hub.chat import MAX_NEW_TOKENS
-from rsi_hub.errors import RsiHubError
+from rsi_hub.errors import EvaluationFileError, EvaluationInputError
 from rsi_hub.evaluate import genfacts
 from rsi_hub.evaluate.protocol import GENERATION_PROMPT
 
@@ -47,9 +47,10 @@ def tasks_dir() -> Path:
     """The repository's `tasks/lm_eval/` folder (rsi-hub is installed editable from a checkout)."""
     folder = Path(__file__).resolve().parents[2] / "tasks" / "lm_eval"
     if not folder.is_dir():
-        raise RsiHubError(
+        raise EvaluationFileError(
             f"{folder} not found: rsi-hub reads its lm-eval tasks from the checkout it is "
-            "installed from; install it with `pip install -e .` in a full clone."
+            "installed from; install it with `pip install -e .` in a full clone.",
+            path=folder,
         )
     return folder
 
@@ -81,10 +82,11 @@ def _load_tokenizer(name: str) -> Any:
 def _tokenizer() -> Any:
     name = _CONTEXT.get("tokenizer")
     if not name:
-        raise RsiHubError(
+        raise EvaluationInputError(
             "this metric counts tokens but no tokenizer is known: lm-eval passes the model "
             "arguments to the task, so run with --model_args pretrained=RUN (or pass "
-            '--metadata \'{"tokenizer": "RUN"}\').'
+            '--metadata \'{"tokenizer": "RUN"}\').',
+            field="tokenizer",
         )
     return _load_tokenizer(name)
 
@@ -208,14 +210,19 @@ def _text(content: Any) -> str:
         return content
     if isinstance(content, list):  # OpenAI-style parts
         return "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    raise RsiHubError(f"PREF: message content {content!r} is neither text nor text parts")
+    raise EvaluationInputError(
+        f"PREF: message content {content!r} is neither text nor text parts", field="pref_data"
+    )
 
 
 def _answer(value: Any) -> str:
     # An answer is a string, or a conversation whose last message is the assistant's.
     if isinstance(value, list):
         if not value or value[-1].get("role") != "assistant":
-            raise RsiHubError("PREF: a chosen/rejected conversation must end with the assistant")
+            raise EvaluationInputError(
+                "PREF: a chosen/rejected conversation must end with the assistant",
+                field="pref_data",
+            )
         return _text(value[-1]["content"])
     return _text(value)
 
@@ -231,9 +238,10 @@ def pref_doc(index: int, prompt: Any, chosen: Any, rejected: Any) -> dict[str, A
     system = "".join(_text(m["content"]) for m in messages if m.get("role") == "system")
     turns = [m for m in messages if m.get("role") != "system"]
     if len(turns) != 1 or turns[0].get("role") != "user":
-        raise RsiHubError(
+        raise EvaluationInputError(
             f"PREF pair {index}: the prompt must be one user message (optionally after a system "
-            f"message); got roles {[m.get('role') for m in messages]}."
+            f"message); got roles {[m.get('role') for m in messages]}.",
+            field="pref_data",
         )
     return {
         "id": str(index),

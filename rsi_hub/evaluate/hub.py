@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import threading
 
-from rsi_hub.errors import RsiHubError
+from rsi_hub.errors import EvaluationError
 
 _PROBE_TIMEOUT_S = 10.0
 
@@ -75,7 +75,7 @@ def ensure_hub_dataset(repo_id: str, suite: str, *, timeout: float = _PROBE_TIME
         if suite == "pref"
         else "or evaluate the suites that ship with rsi-hub (--suite if818, if263, if3k, ev4)"
     )
-    raise RsiHubError(
+    raise EvaluationError(
         f"suite {suite} needs the Hub dataset {repo_id}, which is not in the local cache and "
         f"cannot be downloaded: {why}. Run it once on a machine with network access (the "
         f"download is cached), {hint}."

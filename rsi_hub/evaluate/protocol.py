@@ -68,14 +68,15 @@ SUITE_CHOICES: tuple[str, ...] = (*SUITES, "all")
 
 def resolve_suites(name: str) -> list[Suite]:
     """The suites `--suite NAME` runs, in order: one name, `all`, or a comma-separated list."""
-    from rsi_hub.errors import RsiHubError
+    from rsi_hub.errors import EvaluationInputError
 
     chosen: list[Suite] = []
     for part in (p.strip() for p in name.split(",")):
         if part not in SUITE_CHOICES:
-            raise RsiHubError(
+            raise EvaluationInputError(
                 f"unknown suite {part!r}; choose from {', '.join(SUITE_CHOICES)} "
-                "(or several, comma-separated)."
+                "(or several, comma-separated).",
+                field="suite",
             )
         for suite in ALL_SUITES if part == "all" else (part,):
             if SUITES[suite] not in chosen:

@@ -16,14 +16,13 @@ from __future__ import annotations
 import copy
 import hashlib
 import logging
-import re
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from rsi_hub import hashing
 from rsi_hub.chat import (
@@ -33,8 +32,9 @@ from rsi_hub.chat import (
     render,
     validate_model_folder,
 )
-from rsi_hub.errors import RsiHubError
+from rsi_hub.errors import EvaluationError, EvaluationFileError, EvaluationInputError, RsiHubError
 from rsi_hub.evaluate import harness, hub, store
+from rsi_hub.evaluate.config import PROMPT_ID, Backend, EvalConfig
 from rsi_hub.evaluate.protocol import (
     PREF_DATASET,
     SUITES,
@@ -44,11 +44,8 @@ from rsi_hub.evaluate.protocol import (
 )
 from rsi_hub.rundir import EvalMeta, library_versions
 
-Backend = Literal["hf", "vllm"]
 DEFAULT_HF_BATCH_SIZE = 8
 log = logging.getLogger(__name__)
-# A candidate id becomes part of a folder name: RUN/eval/<suite>.prompt-<id>/.
-_PROMPT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 
 @dataclass(frozen=True)
@@ -132,8 +129,6 @@ def vllm_model_args(
     and the `<|im_end|>` stop string per request. `data_parallel_size` > 1 runs independent
     replicas through Ray, each on `tensor_parallel_size` GPUs.
     """
-    if tensor_parallel_size < 1 or data_parallel_size < 1:
-        raise RsiHubError("--tensor-parallel-size and --data-parallel-size must be at least 1")
     return {
         "pretrained": str(run),
         "dtype": "auto",
@@ -159,13 +154,14 @@ def _build_lm(backend: Backend, model_args: dict[str, Any]) -> Any:
         from importlib.util import find_spec
 
         if find_spec("vllm") is None:
-            raise RsiHubError(
-                "--backend vllm needs vLLM on a GPU machine: pip install 'lm-eval[vllm]'."
+            raise EvaluationError(
+                "--backend vllm needs vLLM on a GPU machine: pip install 'lm-eval[vllm]'.",
+                field="backend",
             )
         from rsi_hub.evaluate.models import make_vllm_lm
 
         return make_vllm_lm(**model_args)
-    raise RsiHubError(f"unknown backend {backend!r}; choose hf or vllm.")
+    raise EvaluationInputError(f"unknown backend {backend!r}; choose hf or vllm.", field="backend")
 
 
 def _set_system_prompt(lm: Any, suite: Suite, system: SystemPrompt) -> None:
@@ -211,7 +207,7 @@ def check_rendered_prompts(
             expected = _expected_context(row["doc"], suite, system)
             for argument in row["arguments"]:
                 if argument[0] != expected:
-                    raise RsiHubError(
+                    raise EvaluationError(
                         f"{task} document {row['doc_id']}: lm-eval rendered the prompt "
                         f"differently from the serving contract ({_label(suite, system)} "
                         f"system message expected):\n{argument[0][:300]!r}\nexpected\n"
@@ -292,51 +288,29 @@ def _checker_version() -> str:
 
 
 def evaluate_run(
-    run: str | Path,
-    suite: str = "if818",
-    *,
-    limit: int | None = None,
-    backend: Backend = "hf",
-    batch_size: int | None = None,
-    device: str | None = None,
-    tensor_parallel_size: int = 1,
-    data_parallel_size: int = 1,
-    pref_data: str | Path | None = None,
-    suite_data: str | Path | None = None,
-    max_gen_toks: int | None = None,
-    system_prompt: str | None = None,
-    system_prompt_id: str | None = None,
-    folder_name: str | None = None,
-    progress: Callable[[str], None] | None = None,
+    config: EvalConfig, *, progress: Callable[[str], None] | None = None
 ) -> list[SuiteOutcome]:
     """Score a run directory on one suite (or `all`) and write `RUN/eval/<suite>/` for each.
 
     Args:
-        run: a run directory (weights, tokenizer, serving files).
-        suite: if818, if263, if3k, ev4, pref, mmlu, all (if818, if263, ev4, pref, mmlu), or a
-            comma-separated list; the model is loaded once for all of them.
-        limit: score only the first N documents of each task (a smoke test; `compare` pairs
-            only what both runs scored, and the acceptance guards ignore limited runs).
-        backend: "hf" (transformers, CPU or GPU) or "vllm" (GPU machines).
-        batch_size: generation batch size (hf default 8; vllm schedules its own).
-        device: torch device for hf (default cuda when available, else cpu).
-        tensor_parallel_size, data_parallel_size: vLLM's parallelism.
-        pref_data: score PREF on these pairs instead of the Hub's held-out test_prefs: a JSONL
-            file, "pref_demo" (the shipped offline demo) or another Hub dataset id.
-        suite_data: read `prompts_<suite>.jsonl` from this folder instead of the shipped
+        config: the run and the options (see `EvalConfig`), among them:
+            `suite`: if818, if263, if3k, ev4, pref, mmlu, all (if818, if263, ev4, pref, mmlu),
+            or a comma-separated list; the model is loaded once for all of them.
+            `limit`: score only the first N documents of each task (a smoke test; `compare`
+            pairs only what both runs scored, and the acceptance guards ignore limited runs).
+            `pref_data`: score PREF on these pairs instead of the Hub's held-out test_prefs.
+            `suite_data`: read `prompts_<suite>.jsonl` from this folder instead of the shipped
             `tasks/lm_eval/data/` (a private or patched copy of a suite).
-        max_gen_toks: NOT the served configuration; only for tests and benchmarks on the tiny
-            checkpoint. Recorded in meta.json, which then says `served_configuration: false`.
-        system_prompt: a candidate system message used instead of the protocol's (k0); empty
-            means no system message. NOT the served configuration: the results go to
-            `RUN/eval/<suite>.prompt-<system_prompt_id>/` and meta.json records
-            `served_configuration: false`, the id and `system_prompt_sha256`. IF263's protocol
-            has no system message: it is scored with the candidate only when named in `suite`
-            itself (`if263`, `if818,if263`); `all` leaves it out of a candidate run.
-        system_prompt_id: the candidate's id (letters, digits, `_`, `.`, `-`); required with
-            `system_prompt`.
-        folder_name: the result folder under `RUN/eval/` instead of `<suite>.prompt-<id>`; one
-            suite only, and only with `system_prompt` (never a suite's own folder).
+            `max_gen_toks`: NOT the served configuration; only for tests and benchmarks on the
+            tiny checkpoint. Recorded in meta.json, which then says `served_configuration: false`.
+            `system_prompt` / `system_prompt_file` and `system_prompt_id`: a candidate system
+            message used instead of the protocol's (k0); empty means no system message. NOT the
+            served configuration: the results go to `RUN/eval/<suite>.prompt-<id>/` and
+            meta.json records `served_configuration: false`, the id and `system_prompt_sha256`.
+            IF263's protocol has no system message: it is scored with the candidate only when
+            named in `suite` itself (`if263`, `if818,if263`); `all` leaves it out.
+            `folder_name`: the result folder under `RUN/eval/` instead of
+            `<suite>.prompt-<id>`; one suite only, and only with a candidate prompt.
         progress: called with one line per step (the CLI prints them).
 
     Returns:
@@ -346,24 +320,26 @@ def evaluate_run(
         RsiHubError: the run breaks the serving contract, a Hub dataset is unreachable (raised
             before the model is loaded), or lm-eval rendered a prompt off-protocol.
     """
+    run = Path(config.run)
+    suite, limit, backend = config.suite, config.limit, config.backend
+    pref_data, suite_data, max_gen_toks = config.pref_data, config.suite_data, config.max_gen_toks
     say = progress or (lambda _line: None)
-    run = Path(run)
     suites = resolve_suites(suite)
-    candidate = _candidate_prompt(system_prompt, system_prompt_id)
+    candidate = _candidate_prompt(config)
     if candidate is not None:
         named = {part.strip() for part in suite.split(",")}
         for item in [s for s in suites if not s.system_prompt and s.name not in named]:
             say(f"{item.name}: left out (its protocol has no system message; name it to score it)")
             suites.remove(item)
-    folders = _result_folders(suites, candidate, folder_name)
+    folders = _result_folders(suites, candidate, config.folder_name)
     validate_model_folder(run)
     pref_source = _pref_source(pref_data)
     # Before the model loads: a missing dataset must cost seconds, not a model load. Every
     # missing one is named at once, so that `--suite all` needs one retry, not several.
-    if limit is not None and limit < 1:
-        raise RsiHubError("--limit must be at least 1")
     if suite_data is not None and not Path(suite_data).is_dir():
-        raise RsiHubError(f"{suite_data}: no such folder of suite files")
+        raise EvaluationFileError(
+            f"{suite_data}: no such folder of suite files", path=suite_data, field="suite_data"
+        )
     problems = []
     sources: dict[str, dict[str, Any]] = {}
     for item in suites:
@@ -378,7 +354,7 @@ def evaluate_run(
         except RsiHubError as err:
             problems.append(str(err))
     if problems:
-        raise RsiHubError("\n".join(problems))
+        raise EvaluationError("\n".join(problems))
     gen_limit = max_gen_toks or MAX_NEW_TOKENS
     checker_version = _checker_version()
 
@@ -388,14 +364,14 @@ def evaluate_run(
 
     if backend == "hf":
         model_args = hf_model_args(
-            run, batch_size=batch_size, device=device, max_gen_toks=gen_limit
+            run, batch_size=config.batch_size, device=config.device, max_gen_toks=gen_limit
         )
     else:
         model_args = vllm_model_args(
             run,
-            tensor_parallel_size=tensor_parallel_size,
-            data_parallel_size=data_parallel_size,
-            batch_size=batch_size,
+            tensor_parallel_size=config.tensor_parallel_size,
+            data_parallel_size=config.data_parallel_size,
+            batch_size=config.batch_size,
             max_gen_toks=gen_limit,
         )
     say(f"loading {run} ({backend})")
@@ -426,21 +402,12 @@ def evaluate_run(
     return outcomes
 
 
-def _candidate_prompt(text: str | None, prompt_id: str | None) -> SystemPrompt | None:
-    """The candidate system prompt of `evaluate_run`, checked; None for the protocol's."""
-    if text is None and prompt_id is None:
+def _candidate_prompt(config: EvalConfig) -> SystemPrompt | None:
+    """The candidate system prompt of `config` (its text read now); None for the protocol's."""
+    text = config.candidate_text()
+    if text is None:
         return None
-    if text is None or prompt_id is None:
-        raise RsiHubError(
-            "a candidate system prompt needs both its text and its id "
-            "(--system-prompt-file FILE --system-prompt-id ID)."
-        )
-    if not _PROMPT_ID.fullmatch(prompt_id):
-        raise RsiHubError(
-            f"system prompt id {prompt_id!r}: use letters, digits, '_', '.' and '-' only "
-            "(it names the result folder)."
-        )
-    return SystemPrompt(prompt_id, text, candidate=True)
+    return SystemPrompt(config.system_prompt_id, text, candidate=True)
 
 
 def _result_folders(
@@ -452,20 +419,20 @@ def _result_folders(
             return {s.name: s.name for s in suites}
         return {s.name: candidate_folder(s.name, str(candidate.id)) for s in suites}
     if candidate is None:
-        raise RsiHubError(
+        raise EvaluationInputError(
             "folder_name is for candidate system prompts only; served results always go to "
-            "RUN/eval/<suite>/."
+            "RUN/eval/<suite>/.",
+            field="folder_name",
         )
     if len(suites) != 1:
-        raise RsiHubError("folder_name takes one suite; pass one suite, not a list or all.")
-    if (
-        folder_name in SUITES
-        or folder_name.startswith(".")
-        or not _PROMPT_ID.fullmatch(folder_name)
-    ):
-        raise RsiHubError(
+        raise EvaluationInputError(
+            "folder_name takes one suite; pass one suite, not a list or all.", field="folder_name"
+        )
+    if folder_name in SUITES or folder_name.startswith(".") or not PROMPT_ID.fullmatch(folder_name):
+        raise EvaluationInputError(
             f"folder_name {folder_name!r}: a candidate's results must not replace a suite's own "
-            "folder; use <suite>.prompt-<id>."
+            "folder; use <suite>.prompt-<id>.",
+            field="folder_name",
         )
     return {suites[0].name: folder_name}
 

@@ -3,38 +3,25 @@
 Experiments never re-implement evaluation, the results layout, the document pairing, the
 paired tests, the acceptance guards or the failure analysis: they call the evaluate package's own
 functions through the thin wrappers below, so that a change of format or statistic there reaches
-every table here. Imports are lazy so that soups and sweeps work in a checkout without the eval
-extra. The weights hash is not evaluate's: it is `rsi_hub.hashing.weights_sha256`, used directly.
+every table here. The runner (which brings lm-eval's machinery when it runs) is imported when an
+evaluation is run; the readers are light. The weights hash is not evaluate's: it is `rsi_hub.hashing.weights_sha256`, used directly.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import importlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rsi_hub.errors import RsiHubError
+from rsi_hub.errors import ExperimentInputError
+from rsi_hub.evaluate import compare as eval_compare
+from rsi_hub.evaluate import failures, protocol, stats, store
 from rsi_hub.rundir import EvalMeta
 
 Outcomes = dict[str, bool]
 """Per-document pass/fail of one run on one suite, keyed as `rsi-hub compare` pairs them."""
-
-
-class EvaluateUnavailableError(RsiHubError):
-    """`rsi_hub.evaluate` cannot be imported here (install the eval extra)."""
-
-
-def _import(module: str) -> Any:
-    try:
-        return importlib.import_module(f"rsi_hub.evaluate.{module}")
-    except ImportError as err:
-        raise EvaluateUnavailableError(
-            f"this needs rsi_hub.evaluate.{module}, which cannot be imported here ({err}): "
-            'install the eval extra, `pip install -e ".[eval]"`.'
-        ) from err
 
 
 def aligned_keys(a: Mapping[str, bool], b: Mapping[str, bool]) -> list[str]:
@@ -45,7 +32,7 @@ def aligned_keys(a: Mapping[str, bool], b: Mapping[str, bool]) -> list[str]:
     """
     if set(a) != set(b):
         first = sorted(set(a) ^ set(b))[0]
-        raise RsiHubError(
+        raise ExperimentInputError(
             f"the two evaluations cover different items (first difference: {first}; "
             f"{len(a)} against {len(b)} items): re-run both on the same suite."
         )
@@ -54,7 +41,6 @@ def aligned_keys(a: Mapping[str, bool], b: Mapping[str, bool]) -> list[str]:
 
 def mcnemar_p(incumbent: Outcomes, candidate: Outcomes) -> float:
     """Two-sided exact McNemar p of two runs on the same documents (evaluate's statistic)."""
-    stats = _import("stats")
     keys = aligned_keys(incumbent, candidate)
     counts = stats.paired_counts([incumbent[k] for k in keys], [candidate[k] for k in keys])
     return float(stats.mcnemar_exact_p(counts.a_only, counts.b_only))
@@ -83,9 +69,11 @@ class SuiteResult:
 
 
 def _suite(suite: str) -> Any:
-    suites = _import("protocol").SUITES
+    suites = protocol.SUITES
     if suite not in suites:
-        raise RsiHubError(f"unknown suite {suite!r}; choose one of {', '.join(suites)}.")
+        raise ExperimentInputError(
+            f"unknown suite {suite!r}; choose one of {', '.join(suites)}.", field="suite"
+        )
     return suites[suite]
 
 
@@ -98,9 +86,9 @@ def read_suite(run: str | Path, suite: str, *, folder_name: str | None = None) -
     """
     spec = _suite(suite)
     folder = folder_name or suite
-    logged, meta = _import("compare").load_paired_log(run, dataclasses.replace(spec, name=folder))
+    logged, meta = eval_compare.load_paired_log(run, dataclasses.replace(spec, name=folder))
     outcomes = {key: entry.passed for key, entry in logged.items()}
-    record = _import("store").read_suite_dir(run, folder)
+    record = store.read_suite_dir(run, folder)
     score: float = float(sum(outcomes.values()))
     for task in spec.tasks:
         value = record.metrics(task).get(spec.score_metric)
@@ -112,12 +100,12 @@ def read_suite(run: str | Path, suite: str, *, folder_name: str | None = None) -
 
 def has_suite(run: str | Path, folder_name: str) -> bool:
     """True when `RUN/eval/<folder_name>/` holds a finished evaluation."""
-    return bool(_import("store").has_suite_dir(run, folder_name))
+    return bool(store.has_suite_dir(run, folder_name))
 
 
 def compare(incumbent: str | Path, candidate: str | Path, suite: str = "if818") -> Any:
     """`rsi-hub compare`: paired McNemar, bootstrap CI, guards and the acceptance verdict."""
-    return _import("compare").compare_runs(incumbent, candidate, task=suite)
+    return eval_compare.compare_runs(incumbent, candidate, task=suite)
 
 
 @dataclass(frozen=True)
@@ -134,13 +122,12 @@ class GuardStatus:
 
 def guards(run: str | Path) -> list[GuardStatus]:
     """The acceptance rule's guards (IF263, MMLU, EV4, PREF) as evaluate reads them for `run`."""
-    compare_mod = _import("compare")
     weights = None
     if has_suite(run, "if818"):
-        weights = _import("store").read_suite_dir(run, "if818").meta.weights_sha256
+        weights = store.read_suite_dir(run, "if818").meta.weights_sha256
     out = []
-    for guard in compare_mod.AcceptanceRule().guards:
-        result = compare_mod.read_guard(run, guard, weights)
+    for guard in eval_compare.AcceptanceRule().guards:
+        result = eval_compare.read_guard(run, guard, weights)
         out.append(
             GuardStatus(
                 result.label,
@@ -156,25 +143,35 @@ def guards(run: str | Path) -> list[GuardStatus]:
 
 def failure_counts(run: str | Path, suite: str = "if818") -> dict[str, tuple[int, int]]:
     """Per check type: (prompts carrying it, prompts failing it), from the checker's analysis."""
-    report = _import("failures").failure_report(run, suite)
+    report = failures.failure_report(run, suite)
     return {t: (c.carrying, c.failing) for t, c in report.analysis.by_type.items()}
 
 
 def evaluate_with_system_prompt(
-    run: Path, suite: str, candidate: Any, folder_name: str, **options: Any
+    run: Path,
+    suite: str,
+    candidate: Any,
+    folder_name: str,
+    *,
+    progress: Callable[[str], None] | None = None,
+    **options: Any,
 ) -> None:
     """Evaluate `run` on `suite` with `candidate.text` as the system message (empty: none).
 
     Results go to `RUN/eval/<folder_name>/`, beside the served `RUN/eval/<suite>/`, through
     evaluate's own runner, so a candidate is scored exactly like the served prompt except for
     the system message (meta.json says `served_configuration: false`). `options` are further
-    `evaluate_run` arguments (`limit`, `backend`, `batch_size`, `progress`, ...).
+    `EvalConfig` fields (`limit`, `backend`, `batch_size`, ...).
     """
-    _import("runner").evaluate_run(
-        run,
-        suite,
+    from rsi_hub.evaluate.config import EvalConfig
+    from rsi_hub.evaluate.runner import evaluate_run  # at run time: the runner's imports are heavy
+
+    config = EvalConfig(
+        run=run,
+        suite=suite,
         system_prompt=candidate.text,
         system_prompt_id=candidate.id,
         folder_name=folder_name,
         **options,
     )
+    evaluate_run(config, progress=progress)

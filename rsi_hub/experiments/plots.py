@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from rsi_hub.errors import RsiHubError
+from rsi_hub.errors import ExperimentInputError
 from rsi_hub.experiments import evalio
 from rsi_hub.experiments.stats import wilson_interval
 from rsi_hub.rundir import TrainingEvidence
@@ -59,7 +59,9 @@ def _interval(passes: int, n: int, kind: Interval) -> tuple[float, float]:
         return wilson_interval(passes, n)
     if kind == "bootstrap":
         return bootstrap_interval(passes, n)
-    raise RsiHubError(f"unknown interval {kind!r}: choose wilson or bootstrap.")
+    raise ExperimentInputError(
+        f"unknown interval {kind!r}: choose wilson or bootstrap.", field="interval"
+    )
 
 
 def _pyplot() -> Any:
@@ -93,7 +95,7 @@ def plot_dose_response(
         title: figure title (default: metric against setting).
     """
     if not points:
-        raise RsiHubError("a dose-response plot needs at least one arm with results.")
+        raise ExperimentInputError("a dose-response plot needs at least one arm with results.")
     plt = _pyplot()
     ordered = sorted(points, key=lambda p: p.x)
     xs = [p.x for p in ordered]
@@ -148,7 +150,7 @@ def plot_failure_profile(
         out: the PNG path.
     """
     if not 1 <= len(profiles) <= 2:
-        raise RsiHubError(f"a failure profile shows one or two runs, got {len(profiles)}.")
+        raise ExperimentInputError(f"a failure profile shows one or two runs, got {len(profiles)}.")
     plt = _pyplot()
     names = list(profiles)
     types = sorted(
@@ -156,7 +158,7 @@ def plot_failure_profile(
         key=lambda t: (-max(p.get(t, (0, 0))[1] for p in profiles.values()), t),
     )
     if not types:
-        raise RsiHubError("no check type is carried by any prompt: nothing to plot.")
+        raise ExperimentInputError("no check type is carried by any prompt: nothing to plot.")
     height = 0.8 / len(names)
     fig, ax = plt.subplots(figsize=(7.2, 0.45 * len(types) + 1.6))
     for i, name in enumerate(names):
@@ -209,14 +211,18 @@ def setting_of(run: Path, key: str, sweep_points: Mapping[str, Mapping[str, str]
         if value is None:
             value = evidence.get(key)
     if value is None:
-        raise RsiHubError(
+        raise ExperimentInputError(
             f"{run} records no {key!r} (training_evidence.json hyperparameters/recipe, or the "
-            "sweep manifest): pass --sweep or choose another --x."
+            "sweep manifest): pass --sweep or choose another --x.",
+            path=run,
+            field=key,
         )
     try:
         return float(value)
     except (TypeError, ValueError):
-        raise RsiHubError(f"{run}: {key}={value!r} is not a number.") from None
+        raise ExperimentInputError(
+            f"{run}: {key}={value!r} is not a number.", path=run, field=key
+        ) from None
 
 
 def dose_points(

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from rsi_hub.chat import SYSTEM_PROMPT_ID, load_system_prompt
-from rsi_hub.errors import RsiHubError
+from rsi_hub.errors import ExperimentFileError, ExperimentInputError
 from rsi_hub.experiments import evalio
 from rsi_hub.experiments.stats import holm
 from rsi_hub.experiments.tables import format_p, render_table
@@ -62,7 +62,9 @@ def parse_candidate(path: str | Path) -> Candidate:
     if header.get("use") == "served":
         # The served prompt has one copy (rsi_hub.chat); candidate files refer to it.
         if text:
-            raise RsiHubError(f"{path}: `# use: served` takes no text of its own.")
+            raise ExperimentInputError(
+                f"{path}: `# use: served` takes no text of its own.", path=path
+            )
         text = load_system_prompt()
     return Candidate(
         id=header.get("id", path.stem),
@@ -81,12 +83,14 @@ def load_candidates(path: str | Path) -> list[Candidate]:
     path = Path(path)
     files = sorted(path.glob("*.txt")) if path.is_dir() else [path]
     if not files or not all(f.is_file() for f in files):
-        raise RsiHubError(f"no candidate prompt files (*.txt) at {path}.")
+        raise ExperimentFileError(f"no candidate prompt files (*.txt) at {path}.", path=path)
     candidates = [parse_candidate(f) for f in files]
     seen: set[str] = set()
     for candidate in candidates:
         if candidate.id in seen:
-            raise RsiHubError(f"two candidate files under {path} have the id {candidate.id!r}.")
+            raise ExperimentInputError(
+                f"two candidate files under {path} have the id {candidate.id!r}.", path=path
+            )
         seen.add(candidate.id)
     return candidates
 
@@ -102,14 +106,15 @@ def with_incumbent(candidates: Sequence[Candidate], incumbent: str) -> list[Cand
         served = Candidate(SYSTEM_PROMPT_ID, load_system_prompt(), "the served prompt", "card §1")
         given = by_id.get(SYSTEM_PROMPT_ID)
         if given is not None and given.text != served.text:
-            raise RsiHubError(
+            raise ExperimentInputError(
                 f"the candidate file for {SYSTEM_PROMPT_ID} differs from the served prompt "
                 "(templates/system_prompt.txt); rename it or fix it."
             )
         by_id[SYSTEM_PROMPT_ID] = given or served
     if incumbent not in by_id:
-        raise RsiHubError(
-            f"incumbent {incumbent!r} is not among the candidates ({', '.join(by_id)})."
+        raise ExperimentInputError(
+            f"incumbent {incumbent!r} is not among the candidates ({', '.join(by_id)}).",
+            field="incumbent",
         )
     return [by_id[incumbent], *(c for c in candidates if c.id != incumbent)]
 
@@ -151,7 +156,9 @@ def prompt_table(
         is below `alpha`.
     """
     if incumbent not in outcomes:
-        raise RsiHubError(f"no outcomes for the incumbent {incumbent!r}.")
+        raise ExperimentInputError(
+            f"no outcomes for the incumbent {incumbent!r}.", field="incumbent"
+        )
     base = outcomes[incumbent]
     others = sorted((c for c in outcomes if c != incumbent), key=lambda c: c)
     raw = [evalio.mcnemar_p(base, outcomes[c]) for c in others]

@@ -11,23 +11,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rsi_hub.errors import RsiHubError
+from rsi_hub.errors import ExperimentFileError
 
 # Short grid keys for the two settings card sweeps vary, mapped to the recipe field names.
 KEY_ALIASES: dict[str, str] = {"lr": "learning_rate", "steps": "max_steps"}
 
 
-class TrainUnavailableError(RsiHubError):
-    """`rsi_hub.train` is not importable here (install the train extra / merge the train branch)."""
-
-
 def _recipes() -> Any:
-    try:
-        import rsi_hub.train.recipes as recipes
-    except ImportError as err:
-        raise TrainUnavailableError(
-            f"sweeps need rsi_hub.train (rsi-hub train), which this checkout cannot import: {err}"
-        ) from err
+    # At call time: rsi_hub.train loads torch, which a sweep's listing commands do not need.
+    from rsi_hub.train import recipes
+
     return recipes
 
 
@@ -75,11 +68,9 @@ def slurm_train_template() -> str:
     Sweep arms are trained by this very script (multi-node rendezvous, requeue, the
     `train finalize` job), with their arguments filled in, never by a second launcher.
     """
-    try:
-        from rsi_hub.train.launch import checkout_root
-    except ImportError as err:
-        raise TrainUnavailableError(f"sweeps need rsi_hub.train.launch: {err}") from err
+    from rsi_hub.train.launch import checkout_root
+
     path = checkout_root() / SLURM_TEMPLATE
     if not path.is_file():
-        raise TrainUnavailableError(f"train's Slurm template {path} is missing.")
+        raise ExperimentFileError(f"train's Slurm template {path} is missing.", path=path)
     return path.read_text()

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rsi_hub import rundir
-from rsi_hub.errors import RsiHubError, RunDirError
+from rsi_hub.errors import ExperimentFileError, RsiHubError, RunDirError
 from rsi_hub.experiments import evalio
 from rsi_hub.experiments.tables import format_p, render_table
 
@@ -44,7 +44,7 @@ def discover_runs(root: str | Path) -> list[Path]:
     """`root` itself if it is a run directory, else its run-directory children in name order."""
     root = Path(root)
     if not root.is_dir():
-        raise RsiHubError(f"{root} is not a folder of runs.")
+        raise ExperimentFileError(f"{root} is not a folder of runs.", path=root)
     if is_run_dir(root) and not any(is_run_dir(p) for p in root.iterdir()):
         return [root]
     return sorted((p for p in root.iterdir() if is_run_dir(p)), key=lambda p: p.name)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from rsi_hub.errors import RsiHubError
+from rsi_hub.errors import ExperimentError, ExperimentFileError, ExperimentInputError
 
 SINGLE_FILE = "model.safetensors"
 INDEX_FILE = "model.safetensors.index.json"
@@ -43,7 +43,7 @@ _SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]?I?B?)\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "B": 1, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
 
 
-class CheckpointLayoutError(RsiHubError):
+class CheckpointLayoutError(ExperimentFileError):
     """A folder holds no readable safetensors checkpoint, or its index and shards disagree."""
 
 
@@ -68,7 +68,10 @@ def parse_size(size: str | int) -> int:
         return size
     match = _SIZE_RE.match(size)
     if not match:
-        raise RsiHubError(f"cannot read the size {size!r}: write e.g. 5GB, 500MB or 1048576.")
+        raise ExperimentInputError(
+            f"cannot read the size {size!r}: write e.g. 5GB, 500MB or 1048576.",
+            field="max_shard_size",
+        )
     number, unit = float(match.group(1)), match.group(2).upper()
     binary = "I" in unit
     prefix = unit.replace("I", "").replace("B", "")
@@ -192,9 +195,10 @@ class ShardWriter:
         """Append the raw little-endian bytes of the next planned tensor."""
         expected = next(self._pending, None)
         if expected is None or expected.name != name or expected.nbytes != len(data):
-            raise RsiHubError(
+            raise ExperimentError(
                 f"internal error writing {self.path}: got {name} ({len(data)} bytes), "
-                f"expected {expected.name if expected else 'no more tensors'}."
+                f"expected {expected.name if expected else 'no more tensors'}.",
+                path=self.path,
             )
         self._handle.write(data)
         self._written += 1
@@ -203,8 +207,9 @@ class ShardWriter:
         """Close the file; raises if a planned tensor was never written."""
         self._handle.close()
         if self._written != self._count:
-            raise RsiHubError(
-                f"internal error: {self.path} got {self._written} of {self._count} tensors."
+            raise ExperimentError(
+                f"internal error: {self.path} got {self._written} of {self._count} tensors.",
+                path=self.path,
             )
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from rsi_hub.crashpoint import crash_point
-from rsi_hub.errors import RsiHubError
+from rsi_hub.errors import ExperimentFileError, ExperimentInputError
 from rsi_hub.experiments.shards import (
     FLOAT_DTYPES,
     INDEX_FILE,
@@ -61,7 +61,7 @@ TOKENIZER_FILES = (
 NOT_COPIED = frozenset({SINGLE_FILE, INDEX_FILE, EVIDENCE_FILE})
 
 
-class SoupMismatchError(RsiHubError):
+class SoupMismatchError(ExperimentInputError):
     """Ingredients differ in config, tokenizer or tensor set; the message names the first difference."""
 
 
@@ -83,16 +83,24 @@ def normalise_weights(weights: Sequence[float] | None, count: int) -> list[float
     is a convex combination, and an explicit sum check catches a typo such as `0.5,0.6`.
     """
     if count < 2:
-        raise RsiHubError(f"a soup needs at least two ingredients, got {count}.")
+        raise ExperimentInputError(
+            f"a soup needs at least two ingredients, got {count}.", field="ingredients"
+        )
     if weights is None:
         return [1.0 / count] * count
     values = [float(w) for w in weights]
     if len(values) != count:
-        raise RsiHubError(f"got {len(values)} weights for {count} ingredients: give one each.")
+        raise ExperimentInputError(
+            f"got {len(values)} weights for {count} ingredients: give one each.", field="weights"
+        )
     if any(not math.isfinite(w) or w < 0 for w in values):
-        raise RsiHubError(f"weights must be finite and non-negative, got {values}.")
+        raise ExperimentInputError(
+            f"weights must be finite and non-negative, got {values}.", field="weights"
+        )
     if abs(sum(values) - 1.0) > 1e-6:
-        raise RsiHubError(f"weights must sum to 1, got {values} (sum {sum(values):g}).")
+        raise ExperimentInputError(
+            f"weights must sum to 1, got {values} (sum {sum(values):g}).", field="weights"
+        )
     return values
 
 
@@ -125,7 +133,7 @@ def _load_json(path: Path) -> Any:
     try:
         return json.loads(path.read_text())
     except (OSError, json.JSONDecodeError) as err:
-        raise RsiHubError(f"cannot read {path}: {err}") from err
+        raise ExperimentFileError(f"cannot read {path}: {err}", path=path) from err
 
 
 def _check_config(first: Path, other: Path) -> None:

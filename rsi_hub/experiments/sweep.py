@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from rsi_hub.errors import RsiHubError
+from rsi_hub.errors import ExperimentError, ExperimentInputError
 from rsi_hub.experiments import recipes
 from rsi_hub.rundir import SweepArm, SweepManifest, TrainingEvidence
 
@@ -46,14 +46,18 @@ def parse_grid(specs: Sequence[str]) -> dict[str, list[str]]:
         key = key.strip()
         items = [v.strip() for v in values.split(",")]
         if not sep or not key or not all(items):
-            raise RsiHubError(f"--grid {spec!r}: write key=v1,v2,... (e.g. max_steps=100,200,300)")
+            raise ExperimentInputError(
+                f"--grid {spec!r}: write key=v1,v2,... (e.g. max_steps=100,200,300)", field="grid"
+            )
         if recipes.recipe_key(key) in {recipes.recipe_key(k) for k in grid}:
-            raise RsiHubError(f"--grid names {key!r} twice: give all its values in one option.")
+            raise ExperimentInputError(
+                f"--grid names {key!r} twice: give all its values in one option.", field="grid"
+            )
         if len(set(items)) != len(items):
-            raise RsiHubError(f"--grid {spec!r} repeats a value.")
+            raise ExperimentInputError(f"--grid {spec!r} repeats a value.", field="grid")
         grid[key] = items
     if not grid:
-        raise RsiHubError("a sweep needs at least one --grid key=v1,v2,...")
+        raise ExperimentInputError("a sweep needs at least one --grid key=v1,v2,...", field="grid")
     return grid
 
 
@@ -74,8 +78,9 @@ def arm_name(base: str, point: dict[str, str], template: str | None = None) -> s
         try:
             name = template.format(**point)
         except KeyError as err:
-            raise RsiHubError(
-                f"--name {template!r} uses {err}, which is not a grid key ({', '.join(point)})."
+            raise ExperimentInputError(
+                f"--name {template!r} uses {err}, which is not a grid key ({', '.join(point)}).",
+                field="name",
             ) from None
     else:
         name = "_".join([base, *(f"{k}{v}" for k, v in point.items())])
@@ -142,7 +147,9 @@ def plan_sweep(
     fixed = dict(fixed or {})
     clash = {recipes.recipe_key(k) for k in fixed} & {recipes.recipe_key(k) for k in grid}
     if clash:
-        raise RsiHubError(f"{', '.join(sorted(clash))} is both swept (--grid) and fixed (--set).")
+        raise ExperimentInputError(
+            f"{', '.join(sorted(clash))} is both swept (--grid) and fixed (--set).", field="grid"
+        )
     base = Path(recipe).stem
     arms: list[Arm] = []
     for point in expand_grid(grid):
@@ -166,9 +173,10 @@ def plan_sweep(
         values = [getattr(a, attr) for a in arms]
         duplicate = next((v for v in values if values.count(v) > 1), None)
         if duplicate is not None:
-            raise RsiHubError(
+            raise ExperimentInputError(
                 f"two arms share the {attr.replace('_', ' ')} {duplicate!r}: change --name "
-                "or the recipe's output_dir so that it contains {name}."
+                "or the recipe's output_dir so that it contains {name}.",
+                field="name",
             )
     return arms
 
@@ -245,7 +253,9 @@ def train_sbatch_script(arm: Arm, template: str, log_dir: Path, opts: SlurmOptio
     for prefix, new in replaced.items():
         index = next((i for i, line in enumerate(lines) if line.startswith(prefix)), None)
         if index is None:
-            raise RsiHubError(f"train's Slurm template has no `{prefix}` line; update the sweep.")
+            raise ExperimentError(
+                f"train's Slurm template has no `{prefix}` line; update the sweep."
+            )
         lines[index] = new
     last_directive = max(i for i, line in enumerate(lines) if line.startswith("#SBATCH "))
     extra = [f"#SBATCH --chdir={opts.workdir}"]
@@ -254,7 +264,7 @@ def train_sbatch_script(arm: Arm, template: str, log_dir: Path, opts: SlurmOptio
     extra += [f"#SBATCH {line}" for line in opts.extra]
     lines[last_directive + 1 : last_directive + 1] = extra
     if "set -euo pipefail" not in lines:
-        raise RsiHubError(
+        raise ExperimentError(
             "train's Slurm template has no `set -euo pipefail` line; update the sweep."
         )
     at = lines.index("set -euo pipefail") + 1
@@ -303,7 +313,7 @@ def _parse_job_id(stdout: str) -> str:
     # `sbatch --parsable` prints "JOBID" or "JOBID;CLUSTER".
     job = stdout.strip().split(";")[0]
     if not job.isdigit():
-        raise RsiHubError(f"sbatch answered {stdout.strip()!r}, not a job id.")
+        raise ExperimentError(f"sbatch answered {stdout.strip()!r}, not a job id.")
     return job
 
 
@@ -347,7 +357,7 @@ def submit(
 def _sbatch(sbatch: str, args: list[str]) -> str:
     done = subprocess.run([sbatch, *args], capture_output=True, text=True, check=False)
     if done.returncode:
-        raise RsiHubError(f"sbatch {shlex.join(args)} failed: {done.stderr.strip()}")
+        raise ExperimentError(f"sbatch {shlex.join(args)} failed: {done.stderr.strip()}")
     return _parse_job_id(done.stdout)
 
 
@@ -390,7 +400,7 @@ def run_local(
             echo(f"{arm.name}: rsi-hub {shlex.join(argv)}")
             code = run(argv)
             if code:
-                raise RsiHubError(f"{arm.name}: `rsi-hub {shlex.join(argv)}` exited {code}.")
+                raise ExperimentError(f"{arm.name}: `rsi-hub {shlex.join(argv)}` exited {code}.")
 
 
 def _step_done(arm: Arm, step: str) -> bool:

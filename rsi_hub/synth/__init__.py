@@ -1,6 +1,6 @@
 """Verifier-filtered synthetic data (card section 2).
 
-- `synthesize(mode="lensyn" | "rft", ...)`: K samples per eligible pool prompt, judged by the
+- `synthesize(SynthConfig(mode="lensyn" | "rft", ...))`: K samples per eligible pool prompt, judged by the
   one checker, exact passes kept as ChatML rows (k0, prompt, bare answer), streamed to disk with
   resume, with provenance and the holdout contamination audit.
 - The pool selection, served prompts and provenance helpers are also what the RLVR trainer
@@ -9,6 +9,8 @@
 Uses `rsi_hub.checker`, `rsi_hub.suites` and `rsi_hub.chat`; nothing else of the package.
 """
 
+from rsi_hub.suites.answers import FINAL_MARKER, Extraction, Malformed, extract_final
+from rsi_hub.suites.prompts import PoolPrompt
 from rsi_hub.synth.api import ContaminationError, synthesize
 from rsi_hub.synth.backends import (
     Generation,
@@ -17,9 +19,9 @@ from rsi_hub.synth.backends import (
     SamplingSettings,
     make_backend,
 )
-from rsi_hub.synth.extract import FINAL_MARKER, Extraction, Malformed, extract_final
+from rsi_hub.synth.config import SynthConfig
 from rsi_hub.synth.filter import MODES, judge_generation
-from rsi_hub.synth.prompts import PoolPrompt, load_scaffold
+from rsi_hub.synth.prompts import load_scaffold
 from rsi_hub.synth.run import SynthSpec, run_synthesis
 
 __all__ = [
@@ -33,6 +35,7 @@ __all__ = [
     "Malformed",
     "PoolPrompt",
     "SamplingSettings",
+    "SynthConfig",
     "SynthSpec",
     "extract_final",
     "judge_generation",

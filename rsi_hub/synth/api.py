@@ -5,91 +5,85 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from rsi_hub.errors import RsiHubError
+from rsi_hub.errors import SynthError, SynthFileError, SynthInputError
 from rsi_hub.hashing import weights_sha256
 from rsi_hub.rundir import SynthProvenance
-from rsi_hub.synth.backends import GenerationBackend, SamplingSettings, make_backend
+from rsi_hub.suites.prompts import Eligible, select_prompts
+from rsi_hub.synth.backends import GenerationBackend, make_backend
+from rsi_hub.synth.config import SynthConfig
 from rsi_hub.synth.filter import Judge
-from rsi_hub.synth.pool import Eligible, audit_data, select_prompts
+from rsi_hub.synth.pool import audit_data
 from rsi_hub.synth.provenance import Audit
 from rsi_hub.synth.run import SynthSpec, run_synthesis
 
 DEFAULT_BATCH_SIZE = {"hf": 16, "vllm": 1024}
 
 
-class ContaminationError(RsiHubError):
+class ContaminationError(SynthError):
     """The finished data shares prompts with a holdout suite; it must not be trained on."""
 
 
 def synthesize(
-    mode: str,
-    model: str | Path,
-    out_dir: str | Path,
+    config: SynthConfig,
     *,
-    k: int = 4,
-    limit: int | None = None,
-    check_types: list[str] | None = None,
-    backend: str | GenerationBackend = "hf",
-    sampling: SamplingSettings | None = None,
-    batch_size: int | None = None,
-    tensor_parallel_size: int = 1,
-    prompts_file: str | Path | None = None,
-    force: bool = False,
+    generator: GenerationBackend | None = None,
     eligible: Eligible | None = None,
     audit: Audit | None = None,
     judge: Judge | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> SynthProvenance:
-    """Grow a verifier-filtered data set from a checkpoint (resuming a run left in `out_dir`).
+    """Grow a verifier-filtered data set from a checkpoint (resuming a run left in `config.out`).
 
     Args:
-        mode: `lensyn` (scaffolded, FINAL: answer kept) or `rft` (served, whole reply kept).
-        model: the checkpoint folder (a run directory).
-        out_dir: where `data.jsonl`, `ledger.jsonl`, `run.json`, `provenance.json` go.
-        k: samples per prompt.
-        limit: use only the first `limit` eligible prompts.
-        check_types: use only prompts carrying a check of one of these types.
-        backend: `hf`, `vllm`, or a backend object (tests pass a stand-in).
-        sampling: temperature, top_p, max_new_tokens, seed.
-        batch_size: requests per generation call (and per ledger flush); default 16 for hf,
-            1024 for vllm, whose scheduler wants many requests at once.
-        tensor_parallel_size: GPUs per vLLM engine.
-        prompts_file: a JSONL prompt file instead of the suites' generation pool.
-        force: start over when `out_dir` holds a run with other settings.
+        config: mode (`lensyn`: scaffolded, FINAL: answer kept; `rft`: served, whole reply
+            kept), the checkpoint, the output folder (`data.jsonl`, `ledger.jsonl`, `run.json`,
+            `provenance.json`), K, the prompt selection, sampling and backend; see `SynthConfig`.
+            `batch_size` defaults to 16 for hf and 1024 for vllm, whose scheduler wants many
+            requests at once.
+        generator: a backend object used instead of building `config.backend` (tests pass a
+            stand-in).
         eligible, audit, judge: the suites' eligibility rule (`pool_eligible` for the pool,
             no holdout match for a file), the audit and the checker by default; injectable.
         progress: called with (done, total) after each batch.
 
     Returns:
-        The provenance record (also in `out_dir/provenance.json`).
+        The provenance record (also in `out/provenance.json`).
 
     Raises:
         ContaminationError: the audit found holdout prompts in the data (provenance is still
             written, so the report can be read).
     """
-    sampling = sampling or SamplingSettings()
-    prompts = select_prompts(prompts_file, limit, eligible, check_types=check_types)
+    out_dir, prompts_file, check_types = config.out, config.prompts_file, config.check_types
+    sampling = config.sampling
+    prompts = select_prompts(prompts_file, config.limit, eligible, check_types=list(check_types))
     if not prompts:
-        raise RsiHubError(
-            "no eligible prompts: the pool (or --prompts file) is empty after filtering."
+        raise SynthInputError(
+            "no eligible prompts: the pool (or --prompts file) is empty after filtering.",
+            field="prompts_file",
         )
-    model_path = Path(model)
+    model_path = Path(config.model)
     if not model_path.is_dir():
-        raise RsiHubError(f"{model_path}: not a model folder (expected a run directory).")
-    generator = (
-        make_backend(backend, model_path, sampling, tensor_parallel_size=tensor_parallel_size)
-        if isinstance(backend, str)
-        else backend
-    )
+        raise SynthFileError(
+            f"{model_path}: not a model folder (expected a run directory).",
+            path=model_path,
+            field="model",
+        )
+    if generator is None:
+        generator = make_backend(
+            config.backend,
+            model_path,
+            sampling,
+            tensor_parallel_size=config.tensor_parallel_size,
+        )
     spec = SynthSpec(
-        mode=mode,
+        mode=config.mode,
         model=str(model_path),
         weights_sha256=weights_sha256(model_path),
         backend=generator.name,
         sampling=sampling,
-        k=k,
+        k=config.k,
         prompt_source=str(prompts_file) if prompts_file else "pool",
-        check_types=tuple(check_types or ()),
+        check_types=check_types,
     )
     provenance = run_synthesis(
         prompts,
@@ -97,9 +91,9 @@ def synthesize(
         out_dir,
         spec,
         audit=audit or audit_data,
-        batch_size=batch_size or DEFAULT_BATCH_SIZE.get(generator.name, 16),
+        batch_size=config.batch_size or DEFAULT_BATCH_SIZE.get(generator.name, 16),
         judge=judge,
-        force=force,
+        force=config.force,
         progress=progress,
     )
     if not provenance.audit_passed:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from rsi_hub.chat import STOP_TOKEN_IDS, render
-from rsi_hub.errors import RsiHubError
+from rsi_hub.errors import SynthError, SynthInputError
 
 Message = dict[str, Any]
 BACKENDS = ("hf", "vllm")
@@ -100,7 +100,11 @@ class HFBackend:
         # Left padding: every row's generation starts right after its own prompt.
         self.tokenizer.padding_side = "left"
         if self.tokenizer.pad_token_id is None:
-            raise RsiHubError(f"{self.model_path}: the tokenizer has no pad token.")
+            raise SynthInputError(
+                f"{self.model_path}: the tokenizer has no pad token.",
+                path=self.model_path,
+                field="model",
+            )
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         self.model = AutoModelForCausalLM.from_pretrained(self.model_path, dtype=dtype)
         self.model.to(self.device).eval()
@@ -188,9 +192,10 @@ class VLLMBackend:
         try:
             from vllm import LLM
         except ImportError as err:  # pragma: no cover - exercised only without vllm installed
-            raise RsiHubError(
+            raise SynthError(
                 "the vllm backend needs vLLM on a GPU machine: `pip install vllm`, or use "
-                "`--backend hf`."
+                "`--backend hf`.",
+                field="backend",
             ) from err
         from transformers import AutoTokenizer
 
@@ -236,4 +241,6 @@ def make_backend(
         return HFBackend(model_path, sampling)
     if name == "vllm":
         return VLLMBackend(model_path, sampling, tensor_parallel_size=tensor_parallel_size)
-    raise RsiHubError(f"unknown backend {name!r}: choose one of {', '.join(BACKENDS)}.")
+    raise SynthInputError(
+        f"unknown backend {name!r}: choose one of {', '.join(BACKENDS)}.", field="backend"
+    )

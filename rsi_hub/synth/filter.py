@@ -5,16 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from rsi_hub.errors import RsiHubError
+from rsi_hub.chat import STOP_TEXTS, served_messages
+from rsi_hub.suites.answers import extract_final
+from rsi_hub.suites.prompts import PoolPrompt
 from rsi_hub.synth.backends import Generation
-from rsi_hub.synth.extract import extract_final
-from rsi_hub.synth.prompts import (
-    Message,
-    PoolPrompt,
-    scaffold_messages,
-    served_messages,
-    training_messages,
-)
+from rsi_hub.synth.prompts import Message, scaffold_messages, training_messages
 
 # lensyn generates under the scaffold and keeps what follows FINAL:; rft generates as served
 # and keeps the whole reply. Both keep rows in the served form (k0, prompt, answer).
@@ -33,23 +28,6 @@ def default_judge() -> Judge:
     return check
 
 
-def validate_prompts(prompts: Sequence[PoolPrompt]) -> None:
-    """Refuse, before any generation, a prompt the checker cannot judge.
-
-    A malformed constraint would raise in the middle of a run; a prompt without constraints
-    would pass every sample unchecked. Either names the prompt id.
-    """
-    from rsi_hub.checker import CheckError, validate_checks
-
-    for prompt in prompts:
-        if not prompt.checks:
-            raise RsiHubError(f"prompt {prompt.id!r} has no checks: nothing to verify it against.")
-        try:
-            validate_checks(list(prompt.checks))
-        except CheckError as err:
-            raise RsiHubError(f"prompt {prompt.id!r}: {err}") from err
-
-
 def checker_version() -> str:
     """The checker's semantics version, recorded with every data set it filtered."""
     from rsi_hub.checker import CHECKER_VERSION
@@ -62,7 +40,7 @@ def generation_messages(prompt: PoolPrompt, mode: str) -> list[Message]:
     if mode == "lensyn":
         return scaffold_messages(prompt)
     if mode == "rft":
-        return served_messages(prompt)
+        return served_messages(prompt.prompt)
     raise ValueError(f"unknown synthesis mode {mode!r}; choose one of {MODES}")
 
 
@@ -96,7 +74,10 @@ def judge_generation(
         else None. A malformed generation gets a ledger entry whose status says why.
     """
     extraction = extract_final(
-        generation.text, require_marker=mode == "lensyn", truncated=generation.truncated
+        generation.text,
+        require_marker=mode == "lensyn",
+        stop_texts=STOP_TEXTS,
+        truncated=generation.truncated,
     )
     if extraction.answer is None:
         entry = {

@@ -50,11 +50,6 @@ def build_provenance(
     )
 
 
-def prompt_ids_sha256(prompt_ids: list[Any]) -> str:
-    """sha256 of the prompt ids, one per line: names the prompt set in `run.json`."""
-    return hashlib.sha256("".join(f"{i}\n" for i in prompt_ids).encode("utf-8")).hexdigest()
-
-
 def text_sha256(text: str) -> str:
     """sha256 of a text (UTF-8)."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -9,8 +9,9 @@ from typing import Any
 
 from rsi_hub.batching import batched
 from rsi_hub.chat import load_system_prompt
-from rsi_hub.errors import RsiHubError
+from rsi_hub.errors import SynthError, SynthInputError
 from rsi_hub.rundir import SynthProvenance
+from rsi_hub.suites.prompts import PoolPrompt, prompt_ids_sha256, validate_prompts
 from rsi_hub.synth.backends import GenerationBackend, GenerationRequest, SamplingSettings
 from rsi_hub.synth.filter import (
     MODES,
@@ -20,15 +21,9 @@ from rsi_hub.synth.filter import (
     generation_messages,
     judge_answer,
     judge_generation,
-    validate_prompts,
 )
-from rsi_hub.synth.prompts import PoolPrompt, load_scaffold
-from rsi_hub.synth.provenance import (
-    Audit,
-    build_provenance,
-    prompt_ids_sha256,
-    text_sha256,
-)
+from rsi_hub.synth.prompts import load_scaffold
+from rsi_hub.synth.provenance import Audit, build_provenance, text_sha256
 from rsi_hub.synth.stats import ledger_stats
 from rsi_hub.synth.store import RunStore, read_jsonl, sample_key
 
@@ -49,9 +44,11 @@ class SynthSpec:
     def run_config(self, prompt_ids: list[Any]) -> dict[str, Any]:
         """The JSON-ready `run.json` content for these prompts."""
         if self.mode not in MODES:
-            raise RsiHubError(f"unknown synthesis mode {self.mode!r}; choose one of {MODES}.")
+            raise SynthInputError(
+                f"unknown synthesis mode {self.mode!r}; choose one of {MODES}.", field="mode"
+            )
         if self.k < 1:
-            raise RsiHubError(f"--k must be at least 1, got {self.k}.")
+            raise SynthInputError(f"--k must be at least 1, got {self.k}.", field="k")
         return {
             "mode": self.mode,
             "model": self.model,
@@ -113,7 +110,7 @@ def run_synthesis(
     judge = judge or default_judge()
     by_id = {str(p.id): p for p in prompts}
     if len(by_id) != len(prompts):
-        raise RsiHubError("the prompt list holds duplicate ids.")
+        raise SynthInputError("the prompt list holds duplicate ids.")
     validate_prompts(prompts)
     prompt_ids = [p.id for p in prompts]
     run_config = spec.run_config(prompt_ids)
@@ -132,7 +129,7 @@ def run_synthesis(
         for batch in batched(pending_requests(prompts, spec.k, spec.mode, store.done), batch_size):
             generations = backend.generate(batch)
             if len(generations) != len(batch):
-                raise RsiHubError(
+                raise SynthError(
                     f"backend {backend.name} returned {len(generations)} generations for "
                     f"{len(batch)} requests."
                 )

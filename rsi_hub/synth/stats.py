@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from rsi_hub.synth.extract import Malformed
+from rsi_hub.suites.answers import Malformed
 from rsi_hub.synth.filter import KEPT, REJECTED
 
 

@@ -9,7 +9,7 @@ result.losses(), result.evidence.dataset_sha256
 ```
 
 Uses `rsi_hub.data` and `rsi_hub.chat`; RLVR also the checker and the generation pool (through
-`rsi_hub.synth`'s prompt selection). Heavy imports (torch, TRL) happen when training runs.
+`rsi_hub.suites.prompts`, the selection synth uses too). Heavy imports (torch, TRL) happen when training runs.
 """
 
 from rsi_hub.train.evidence import finalize_slurm_state

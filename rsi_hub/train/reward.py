@@ -13,7 +13,8 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from rsi_hub.synth.extract import extract_final
+from rsi_hub.chat import STOP_TEXTS
+from rsi_hub.suites.answers import extract_final
 
 # check(response, constraints) -> verdict with .passed and .results[i].passed
 Judge = Callable[[str, Sequence[Mapping[str, Any]]], Any]
@@ -57,7 +58,7 @@ class CheckerReward:
 
     def score(self, text: str, checks: Sequence[dict[str, Any]]) -> float:
         """The reward of one completion against its prompt's checks."""
-        answer = extract_final(text, require_marker=False).answer
+        answer = extract_final(text, require_marker=False, stop_texts=STOP_TEXTS).answer
         if answer is None:
             # An empty reply satisfies every "absence" check (no_word, no_char, word_max...):
             # rewarding it would teach the policy to say nothing.

@@ -5,7 +5,7 @@ resume, relaunch, precision and evidence); this module adds what differs: the pr
 of prepared rows, TRL's `GRPOConfig` arguments, the checker reward and the reward evidence.
 
 The prompts come from the suites' generation pool (eligible ids only) or a prompt file, through
-the same selection `rsi-hub synth` uses; rollouts are drawn as served (k0 + user prompt).
+the same selection `rsi-hub synth` uses (`rsi_hub.suites.prompts`); rollouts are drawn as served (k0 + user prompt).
 """
 
 from __future__ import annotations
@@ -14,11 +14,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from rsi_hub.chat import served_messages
 from rsi_hub.errors import RsiHubError
 from rsi_hub.hashing import sha256_file, weights_sha256
-from rsi_hub.synth.pool import select_prompts
-from rsi_hub.synth.prompts import PoolPrompt, served_messages
-from rsi_hub.synth.provenance import prompt_ids_sha256
+from rsi_hub.suites.prompts import PoolPrompt, prompt_ids_sha256, select_prompts, validate_prompts
 from rsi_hub.train.recipes import RlvrRecipe
 from rsi_hub.train.reward import CheckerReward
 
@@ -35,7 +34,7 @@ def rlvr_rows(prompts: list[PoolPrompt]) -> list[dict[str, Any]]:
     """
     return [
         {
-            "prompt": served_messages(p),
+            "prompt": served_messages(p.prompt),
             "checks_json": json.dumps(list(p.checks), sort_keys=True),
             "prompt_id": str(p.id),
         }
@@ -71,8 +70,6 @@ def select_rlvr_prompts(recipe: RlvrRecipe) -> list[PoolPrompt]:
     Raises:
         RsiHubError: no eligible prompt, or a prompt the checker cannot judge.
     """
-    from rsi_hub.synth.filter import validate_prompts
-
     prompts_file = None if recipe.prompts == "pool" else recipe.prompts
     prompts = select_prompts(prompts_file, recipe.limit)
     if not prompts:
@@ -110,11 +107,11 @@ def checker_reward(recipe: RlvrRecipe) -> CheckerReward:
 
 def reward_evidence(recipe: RlvrRecipe) -> dict[str, Any]:
     """The `reward` section of the evidence: the function, the checker version, the weights."""
-    from rsi_hub.synth.filter import checker_version
+    from rsi_hub.checker import CHECKER_VERSION
 
     return {
         "function": "rsi_hub.checker.check",
-        "checker_version": checker_version(),
+        "checker_version": str(CHECKER_VERSION),
         "pass_weight": recipe.reward_pass_weight,
         "fraction_weight": recipe.reward_fraction_weight,
     }

@@ -27,7 +27,14 @@ from rsi_hub.chat import (
     SPECIAL_TOKEN_IDS,
     write_serving_files,
 )
-from rsi_hub.data import STATS_FILE, load_prepared, prep_fingerprint, prepare, read_stats
+from rsi_hub.data import (
+    STATS_FILE,
+    PrepConfig,
+    load_prepared,
+    prep_fingerprint,
+    prepare,
+    read_stats,
+)
 from rsi_hub.data.holdout import PromptMatcher
 from rsi_hub.errors import RecipeError
 from rsi_hub.rundir import TrainingEvidence, library_versions
@@ -216,12 +223,9 @@ def ensure_data(
     if (data_dir / STATS_FILE).is_file() and read_stats(data_dir).get("fingerprint") == fingerprint:
         return data_dir, read_stats(data_dir)
     result = prepare(
-        recipe.mix,
-        data_dir,
+        PrepConfig(recipe.mix, data_dir, force=True, **options),
         tokenizer=tokenizer,
         holdout_matcher=holdout_matcher,
-        force=True,
-        **options,
     )
     return result.path, result.stats
 

@@ -5,8 +5,8 @@ served template (k0), greedy, the same new-token limit and batch size, and each 
 end from the run directory on disk:
 
 - bare: load tokenizer and model, render, left-pad, `model.generate` per batch, decode.
-- rsi-hub eval: `evaluate_run(RUN, "if818", limit=N)` (weights hash, model load, lm-eval task
-  setup, generation, checker, sample logs, atomic write).
+- rsi-hub eval: `evaluate_run(EvalConfig(RUN, "if818", limit=N))` (weights hash, model load,
+  lm-eval task setup, generation, checker, sample logs, atomic write).
 
 The tiny random model never emits a stop token, so every answer runs to the limit on both sides:
 the comparison is of the machinery, not of answer lengths. Rounds alternate bare / eval and the
@@ -78,8 +78,10 @@ def bare_generate(run: Path, prompts: list[str], new_tokens: int, batch_size: in
 def rsi_hub_eval(run: Path, prompts: int, new_tokens: int, batch_size: int) -> None:
     """`evaluate_run` on the first `prompts` IF-818 documents."""
     from rsi_hub.evaluate import evaluate_run
+    from rsi_hub.evaluate.config import EvalConfig
 
-    evaluate_run(run, "if818", limit=prompts, max_gen_toks=new_tokens, batch_size=batch_size)
+    config = EvalConfig(run, "if818", limit=prompts, max_gen_toks=new_tokens, batch_size=batch_size)
+    evaluate_run(config)
 
 
 def main() -> None:

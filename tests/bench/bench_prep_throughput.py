@@ -69,6 +69,7 @@ def main() -> None:
 
     from rsi_hub.chat import render
     from rsi_hub.data import prepare
+    from rsi_hub.data.config import PrepConfig
     from rsi_hub.data.prep import BATCH_ROWS
     from rsi_hub.tiny import build_tiny_tokenizer
 
@@ -79,9 +80,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / "bench.jsonl"
         source.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-        options = {"tokenizer": tokenizer, "sources": {"iflensyn": str(source)}, "force": True}
+        options = {"sources": {"iflensyn": str(source)}, "force": True}
         # Warm-up: template compilation, holdout index, datasets' JSON->Arrow cache of the source.
-        prepare("iflensyn:200", Path(tmp) / "warm", **options)
+        prepare(PrepConfig("iflensyn:200", Path(tmp) / "warm", **options), tokenizer=tokenizer)
 
         texts = [
             render(r["messages"], add_generation_prompt=False, use_default_system_prompt=False)
@@ -121,7 +122,10 @@ def main() -> None:
             best_backend = min(best_backend, time.perf_counter() - start)
             for label, guard in zip(labels[1:], (True, False), strict=True):
                 start = time.perf_counter()
-                result = prepare("iflensyn:all", Path(tmp) / "out", holdout_guard=guard, **options)
+                config = PrepConfig(
+                    "iflensyn:all", Path(tmp) / "out", holdout_guard=guard, **options
+                )
+                result = prepare(config, tokenizer=tokenizer)
                 best[label] = min(best[label], time.perf_counter() - start)
         tokens = result.stats["total"]["tokens"]
 

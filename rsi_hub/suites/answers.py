@@ -1,4 +1,8 @@
-"""Reading the final answer out of a generation, and classifying malformed generations.
+"""Answer extraction: the final answer of a generation, or why it is malformed.
+
+Owned by the suites (DESIGN.md): synth's filter and train's RL reward read answers the same
+way. The stop strings to cut at are passed in (`rsi_hub.chat.STOP_TEXTS`), since the suites
+do not depend on the chat package.
 
 A malformed generation is counted and dropped, never an error: at pool scale some samples run
 out of tokens, forget the marker or print nothing, and one of them must not stop a run.
@@ -7,10 +11,9 @@ out of tokens, forget the marker or print nothing, and one of them must not stop
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-
-from rsi_hub.chat import EOS_TOKEN, IM_END_TOKEN
 
 FINAL_MARKER = "FINAL:"
 # The marker at the start of a line, tolerating the markdown a model tends to wrap it in
@@ -35,23 +38,27 @@ class Extraction:
     malformed: Malformed | None = None
 
 
-def _strip_stop_text(text: str) -> str:
+def _strip_stop_text(text: str, stop_texts: Sequence[str]) -> str:
     # Backends decode without special tokens; a stop token left as text (a tokenizer that does
     # not mark it special) must not end up in a training target.
-    for stop in (IM_END_TOKEN, EOS_TOKEN):
+    for stop in stop_texts:
         cut = text.find(stop)
         if cut != -1:
             text = text[:cut]
     return text
 
 
-def extract_final(text: str, *, require_marker: bool, truncated: bool = False) -> Extraction:
+def extract_final(
+    text: str, *, require_marker: bool, stop_texts: Sequence[str], truncated: bool = False
+) -> Extraction:
     """The bare final answer of a generation.
 
     Args:
         text: the decoded completion.
         require_marker: lensyn (true) keeps only what follows the last line-initial `FINAL:`
             marker; rft (false) keeps the whole completion.
+        stop_texts: stop tokens as text (`rsi_hub.chat.STOP_TEXTS`): the answer ends at the
+            first one found.
         truncated: the backend stopped at `max_new_tokens` rather than on a stop token.
 
     Returns:
@@ -59,7 +66,7 @@ def extract_final(text: str, *, require_marker: bool, truncated: bool = False) -
     """
     if truncated:
         return Extraction(None, Malformed.OVER_LONG)
-    text = _strip_stop_text(text)
+    text = _strip_stop_text(text, stop_texts)
     if require_marker:
         # The last marker wins: a draft may announce "FINAL:" before the revision is done.
         last = None
