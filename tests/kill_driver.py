@@ -49,7 +49,7 @@ def prep_writer(work: Path, tiny_run: Path) -> Writer:
     import pyarrow  # noqa: F401
     from transformers import AutoTokenizer
 
-    from rsi_hub.data import prepare
+    from rsi_hub.data import PrepConfig, prepare
 
     source = work / "src.jsonl"
     rows = [
@@ -66,8 +66,9 @@ def prep_writer(work: Path, tiny_run: Path) -> Writer:
 
     def run(variant: str) -> None:
         mix = "iflensyn:5" if variant == "old" else "iflensyn:all"
-        prepare(mix, work / "out", tokenizer=tokenizer, sources={"iflensyn": str(source)},
-                holdout_guard=False, force=True)  # fmt: skip
+        config = PrepConfig(mix=mix, out=work / "out", sources={"iflensyn": str(source)},
+                            holdout_guard=False, force=True)  # fmt: skip
+        prepare(config, tokenizer=tokenizer)
 
     return run
 

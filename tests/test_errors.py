@@ -84,7 +84,7 @@ def test_evaluate_missing_results_folder_is_a_file_error(tmp_path: Path) -> None
     folder = tmp_path / "eval" / "if818"
     folder.mkdir(parents=True)
     (folder / RESULTS_FILE).write_text(json.dumps({"results": {}}))
-    (folder / META_FILE).write_text(json.dumps({}))
+    (folder / META_FILE).write_text(json.dumps({"suite": "if818"}))
     with pytest.raises(OSError, match="no per-document samples logged") as err:
         load_paired_log(tmp_path, SUITES["if818"])
     assert isinstance(err.value, EvaluationFileError) and err.value.path == folder

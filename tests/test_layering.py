@@ -16,7 +16,10 @@ PACKAGE = Path(__file__).resolve().parents[1] / "rsi_hub"
 
 # Imported by anyone, importing no area (only each other): the package root (its version),
 # errors, the run-directory contract, and small utilities.
-UTILITY_LEAVES = {"rsi_hub", "errors", "rundir", "hashing", "staging", "batching", "resources"}
+UTILITY_LEAVES = {
+    "rsi_hub", "errors", "rundir", "hashing", "staging", "batching", "resources", "crashpoint",
+    "hubnet",
+}  # fmt: skip
 # Who may import whom (besides the utility leaves), from DESIGN.md.
 ALLOWED: dict[str, set[str]] = {
     "checker": set(),
