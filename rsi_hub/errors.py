@@ -60,3 +60,8 @@ class RecipeError(RsiHubError):
 
 class MissingGpuExtraError(RsiHubError):
     """Packed training was asked for without the CUDA kernels of the `gpu` extra."""
+
+
+class NotAModelFolderError(RsiHubError, FileNotFoundError):
+    """A local folder given as a model has no `config.json`; the message names the folder and
+    the model folders inside it to pass instead."""
