@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 
 def _threshold(text: str) -> tuple[str, float]:
@@ -70,6 +71,8 @@ def run(args: argparse.Namespace) -> int:
         bootstrap_iters=args.bootstrap_iters,
         seed=args.seed,
     )
+    for warning in comparison.warnings:
+        print(f"rsi-hub compare: warning: {warning}", file=sys.stderr)
     if args.json:
         print(json.dumps(comparison.to_json(), indent=2))
     else:
