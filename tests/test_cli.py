@@ -77,6 +77,15 @@ def test_demo_runs_the_whole_chain(tmp_path: Path, capsys) -> None:
     # The default message states three constraints, each judged by the checker.
     assert result.checks_total == 3
     assert "exactly 7 words" in out and "ends with" in out
+    # What the README and the Space tell a new user to load is a model folder the demo wrote.
+    root = Path(__file__).resolve().parents[1]
+    docs = (root / "README.md").read_text() + (root / "space" / "app.py").read_text()
+    patterns = (r'model="(runs/demo[^"]*)"', r"MODEL_ID=(runs/demo\S*)", r"release (runs/demo\S*)")
+    for pattern in patterns:
+        paths = re.findall(pattern, docs)
+        assert paths, pattern
+        for path in paths:
+            assert (workdir / path.removeprefix("runs/demo/") / "config.json").is_file(), path
 
 
 def test_demo_refuses_a_folder_it_did_not_write(tmp_path: Path, capsys) -> None:
