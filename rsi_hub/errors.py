@@ -141,3 +141,8 @@ class ExperimentInputError(ConfigError):
 
 class ExperimentFileError(RsiHubError, OSError):
     """A file or folder an experiment reads is missing or unreadable; `path` names it."""
+
+
+class NotAModelFolderError(RsiHubError, FileNotFoundError):
+    """A local folder given as a model has no `config.json`; the message names the folder and
+    the model folders inside it to pass instead."""

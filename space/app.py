@@ -1,7 +1,7 @@
 """RSIAgent-Delta chat demo: streaming greedy replies, with a live checklist of the constraints
 stated in each message, judged by the same checker as the model's evaluation.
 
-Run locally from a checkout:  MODEL_ID=runs/demo python space/app.py
+Run locally from a checkout, after `rsi-hub demo`:  MODEL_ID=runs/demo/release python space/app.py
 (MODEL_ID defaults to the released repository, RSIArena/RSIAgent-Delta-Stage1.)
 """
 
@@ -21,6 +21,7 @@ if (_CHECKOUT / "rsi_hub" / "__init__.py").is_file():
 
 import gradio as gr  # noqa: E402
 
+from rsi_hub.errors import RsiHubError  # noqa: E402
 from rsi_hub.space_support import (  # noqa: E402
     CHECKLIST_TITLE,
     ChatModel,
@@ -82,9 +83,27 @@ def make_responder(chat: ChatModel):
     return respond
 
 
+def make_api(chat: ChatModel):
+    """The `/respond` API endpoint: a whole conversation in, the answer and its checklist out.
+
+    ChatInterface's own `/chat` endpoint takes only `message` (the UI keeps the history), so an
+    API client could not hold a conversation; here it passes the earlier turns as `history`
+    (OpenAI-style message dicts, as the chatbot shows them; checklist turns are skipped).
+    """
+    respond = make_responder(chat)
+
+    def respond_api(
+        message: str, history: list[dict[str, Any]] | None = None
+    ) -> list[dict[str, Any]]:
+        *_, final = respond(message, list(history or []))  # the last update is the answer
+        return final
+
+    return respond_api
+
+
 def build_demo(chat: ChatModel) -> gr.ChatInterface:
-    """The Gradio app for a loaded model."""
-    return gr.ChatInterface(
+    """The Gradio app for a loaded model: the chat UI, its `/chat` endpoint and `/respond`."""
+    demo = gr.ChatInterface(
         make_responder(chat),
         title="RSIAgent-Delta",
         description=(
@@ -98,13 +117,21 @@ def build_demo(chat: ChatModel) -> gr.ChatInterface:
         cache_examples=False,
         analytics_enabled=False,
         flagging_mode="never",
+        api_name="chat",  # the UI's endpoint: `message` only (the UI holds the history)
     )
+    with demo:
+        gr.api(make_api(chat), api_name="respond")
+    return demo
 
 
 def main() -> None:
     model_id = os.environ.get("MODEL_ID", DEFAULT_MODEL_ID)
+    try:
+        chat = load_chat_model(model_id)
+    except RsiHubError as err:  # a wrong MODEL_ID: one line that says what to pass instead
+        sys.exit(f"space/app.py: MODEL_ID={model_id}: {err}")
     # Server name and port come from GRADIO_SERVER_NAME / GRADIO_SERVER_PORT when set.
-    build_demo(load_chat_model(model_id)).queue().launch()
+    build_demo(chat).queue().launch()
 
 
 if __name__ == "__main__":

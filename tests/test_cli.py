@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -14,8 +15,27 @@ def test_top_level_help_lists_every_command(capsys) -> None:
         main(["--help"])
     assert exit_info.value.code == 0
     out = capsys.readouterr().out
-    for command in COMMAND_MODULES:
-        assert command.replace("_", "-") in out
+    # The sub-command table: one indented name per entry, in registration order. Matching the
+    # names anywhere in `out` would pass for words that only occur in the description.
+    listed = re.findall(r"^ {4}([a-z][a-z-]*)(?: |$)", out, flags=re.MULTILINE)
+    assert listed == [command.replace("_", "-") for command in COMMAND_MODULES]
+
+
+@pytest.mark.parametrize(
+    ("command", "absent", "present"),
+    [
+        ("compare", "%%", "bootstrap 95 % CI"),
+        ("check", "`rsi-hub check FILE.jsonl", "Prints the prompt-level pass rate"),
+    ],
+)
+def test_help_text_reads_as_written(command: str, absent: str, present: str, capsys) -> None:
+    """No doubled percent sign (descriptions are not %-formatted); no second usage line."""
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    out = capsys.readouterr().out
+    assert out.count("usage: rsi-hub") == 1
+    assert absent not in out
+    assert present in " ".join(out.split())
 
 
 @pytest.mark.parametrize("command", COMMAND_MODULES)
@@ -57,6 +77,15 @@ def test_demo_runs_the_whole_chain(tmp_path: Path, capsys) -> None:
     # The default message states three constraints, each judged by the checker.
     assert result.checks_total == 3
     assert "exactly 7 words" in out and "ends with" in out
+    # What the README and the Space tell a new user to load is a model folder the demo wrote.
+    root = Path(__file__).resolve().parents[1]
+    docs = (root / "README.md").read_text() + (root / "space" / "app.py").read_text()
+    patterns = (r'model="(runs/demo[^"]*)"', r"MODEL_ID=(runs/demo\S*)", r"release (runs/demo\S*)")
+    for pattern in patterns:
+        paths = re.findall(pattern, docs)
+        assert paths, pattern
+        for path in paths:
+            assert (workdir / path.removeprefix("runs/demo/") / "config.json").is_file(), path
 
 
 def test_demo_refuses_a_folder_it_did_not_write(tmp_path: Path, capsys) -> None:

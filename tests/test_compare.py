@@ -223,3 +223,32 @@ def test_cli_text_report(runs: tuple[Path, Path], capsys: pytest.CaptureFixture[
     assert "discordant: A only 40, B only 50" in out
     assert "IF263 >= 200: 199 fail" in out
     assert "verdict: REJECT: B breaks guard(s) IF263 199 < 200" in out
+
+
+def test_comparing_a_run_with_itself_warns(runs, capsys: pytest.CaptureFixture[str]) -> None:
+    run_a, run_b = runs
+    assert main(["compare", str(run_a), str(run_a)]) == 0
+    assert capsys.readouterr().err.splitlines() == [
+        f"rsi-hub compare: warning: RUN_A and RUN_B are the same folder ({run_a}): a run "
+        "compared with itself; pass the incumbent and the candidate."
+    ]
+    # Two folders, one set of weights (the fixture's runs share their weights hash).
+    assert main(["compare", str(run_a), str(run_b), "--json"]) == 0
+    captured = capsys.readouterr()
+    warning = (
+        f"RUN_A and RUN_B were scored on the same weights (sha256 {'w' * 12}…): any difference "
+        "is decoding noise, not a better model."
+    )
+    assert captured.err.splitlines() == [f"rsi-hub compare: warning: {warning}"]
+    assert json.loads(captured.out)["warnings"] == [warning]
+
+
+def test_runs_on_different_weights_give_no_warning(tmp_path: Path, capsys) -> None:
+    a, b = paired_vectors(818, a_only=40, b_only=50, both=512)
+    for name, passes, weights in (("A", a, "a" * 64), ("B", b, "b" * 64)):
+        samples = [_sample(i, p) for i, p in enumerate(passes)]
+        results = {"results": {"if818": {"acc,none": float(np.mean(passes))}}}
+        meta = _meta("if818", weights=weights)
+        store.write_suite_dir(tmp_path / name, "if818", results, {"if818": samples}, meta)
+    assert main(["compare", str(tmp_path / "A"), str(tmp_path / "B")]) == 0
+    assert capsys.readouterr().err == ""

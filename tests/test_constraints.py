@@ -6,8 +6,8 @@ import time
 
 import pytest
 
+from rsi_hub.numbers import parse_number
 from rsi_hub.space_support.constraints import describe, extract_specs
-from rsi_hub.space_support.numbers import parse_number
 
 CASES = [
     # word counts

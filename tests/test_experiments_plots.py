@@ -8,8 +8,6 @@ import pytest
 
 from rsi_hub.experiments import plots
 
-pytest.importorskip("matplotlib")
-
 
 def _assert_png(path: Path, min_bytes: int = 10_000) -> None:
     import matplotlib.image as mpimg
@@ -61,7 +59,6 @@ def test_card_failure_profile_one_and_two_runs(tmp_path: Path) -> None:
 
 
 def test_cli_plots_from_run_directories(tmp_path: Path) -> None:
-    pytest.importorskip("rsi_hub.evaluate.failures")
     from rsi_hub.cli import main
     from tests.experiment_logs import make_run, outcomes_with
 

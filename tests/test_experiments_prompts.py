@@ -91,7 +91,6 @@ def _binom_two_sided(k: int, n: int) -> float:
 
 
 def test_prompt_table_ranks_and_corrects_constructed_logs() -> None:
-    pytest.importorskip("rsi_hub.evaluate.stats")
     from rsi_hub.experiments.prompts import prompt_table
 
     # The card's shape: k0 at 562/818 and rewrites that lose 45 checks, plus two made-up rows:
@@ -127,7 +126,6 @@ def test_prompt_table_ranks_and_corrects_constructed_logs() -> None:
 
 
 def test_holm_changes_a_verdict() -> None:
-    pytest.importorskip("rsi_hub.evaluate.stats")
     from rsi_hub.experiments.prompts import prompt_table
 
     # p ~ 0.03 alone is significant; among 3 candidates it is not after correction.
@@ -144,7 +142,6 @@ def test_holm_changes_a_verdict() -> None:
 
 
 def test_paired_test_refuses_different_items() -> None:
-    pytest.importorskip("rsi_hub.evaluate.stats")
     from rsi_hub.experiments.prompts import prompt_table
 
     inc = _incumbent(50, 25, seed=2)
@@ -169,7 +166,6 @@ def _write_logs(run: Path, folder: str, outcomes: dict[str, bool], weights: str)
 
 
 def test_search_evaluates_each_candidate_once_and_prints_the_table(tmp_path: Path) -> None:
-    pytest.importorskip("rsi_hub.evaluate.store")
     import torch
     from safetensors.torch import save_file
 
@@ -210,7 +206,6 @@ def test_search_evaluates_each_candidate_once_and_prints_the_table(tmp_path: Pat
 def test_cli_prints_the_table_from_existing_results(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    pytest.importorskip("rsi_hub.evaluate.store")
     import shutil
 
     import torch
@@ -244,7 +239,6 @@ def test_prompt_search_end_to_end_on_the_tiny_checkpoint(
     tiny_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Two candidate files and k0 scored by the real runner (`--limit 2`), then the table."""
-    pytest.importorskip("lm_eval")
     import json
     import shutil
 
@@ -296,7 +290,6 @@ def test_prompt_search_end_to_end_on_the_tiny_checkpoint(
 
 
 def test_candidate_prompt_arguments_are_checked(tiny_run: Path) -> None:
-    pytest.importorskip("lm_eval")
     from rsi_hub.evaluate import evaluate_run
     from rsi_hub.evaluate.config import EvalConfig
 

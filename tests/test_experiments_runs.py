@@ -6,8 +6,6 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("rsi_hub.evaluate.store")
-
 from rsi_hub.cli import main
 from rsi_hub.experiments import runs_table
 from tests.experiment_logs import make_run, outcomes_with

@@ -165,7 +165,6 @@ def test_cpu_arms_get_a_plain_script(tmp_path: Path) -> None:
 
 
 def test_the_real_template_is_filled_in(tmp_path: Path) -> None:
-    pytest.importorskip("rsi_hub.train.launch")
     scripts = sweep.write_scripts(_arms(), tmp_path, sweep.SlurmOptions())
     text = scripts["LENARM200"]["train"].read_text()
     assert "#SBATCH --job-name=LENARM200-train" in text
@@ -249,7 +248,6 @@ def test_local_runs_arms_in_order_and_skips_done_steps() -> None:
 
 
 def test_real_recipes_resolve(tmp_path: Path) -> None:
-    pytest.importorskip("rsi_hub.train.recipes")
     arms = sweep.plan_sweep("LA2b200s", {"max_steps": ["100", "200", "300"]})
     assert [a.run_dir for a in arms] == [
         "runs/LA2b200s_max_steps100",
@@ -262,7 +260,6 @@ def test_real_recipes_resolve(tmp_path: Path) -> None:
 
 
 def test_cli_dry_run(capsys: pytest.CaptureFixture[str]) -> None:
-    pytest.importorskip("rsi_hub.train.recipes")
     from rsi_hub.cli import main
 
     assert main(["sweep", "--recipe", "LA2b200s", "--grid", "steps=100,300", "--dry-run",

@@ -7,6 +7,7 @@ import hashlib
 import json
 import os
 import shutil
+import stat
 from pathlib import Path
 
 import pytest
@@ -258,6 +259,23 @@ def test_cli_dry_run_prints_the_commit(tiny_run: Path, tmp_path: Path, capsys) -
     assert "would create RSIArena/RSIAgent-Delta-tiny (private)" in printed
     for name in EXPECTED_FILES:
         assert f"  add {name}\n" in printed
+
+
+def test_cli_push_hint_repeats_the_options(tiny_run: Path, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "staged folder"
+    assert main(["release", str(tiny_run), "--name", "tiny", "--out", str(out), "--public"]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last == (
+        f"staged and validated {out}; push it with: rsi-hub release {tiny_run} --name tiny "
+        f"--out '{out}' --public --push"
+    )
+
+
+def test_staged_files_are_readable_by_all(run: Path) -> None:
+    """transformers writes weights 0600; a release folder is for others to read."""
+    folder = _stage(run).folder
+    modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in folder.iterdir()}
+    assert modes == dict.fromkeys(EXPECTED_FILES, 0o644)
 
 
 def test_cli_error_names_the_file(run: Path, capsys) -> None:

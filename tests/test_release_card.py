@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from rsi_hub.errors import ReleaseError
-from rsi_hub.release.card import DIFFERS_MARK, render_card
+from rsi_hub.release.card import DIFFERS_MARK, front_matter, md, md_cell, render_card
 from rsi_hub.release.eval_results import SuiteResult
 from rsi_hub.release.facts import facts_root, load_facts
 
@@ -23,6 +23,7 @@ def _readme_lines(text: str) -> set[str]:
     lines = set()
     for line in text.splitlines():
         line = line.replace("&lt;", "<").replace("\\*", "*").replace("\\|", "\x00")
+        line = re.sub(r"`(<[^`]*>)`", r"\1", line)  # special tokens are code spans
         line = line.strip()
         if line.startswith("|") and line.endswith("|"):
             line = "\t".join(cell.strip() for cell in line.strip("|").split("|"))
@@ -83,7 +84,43 @@ def test_every_facts_folder_loads_and_renders() -> None:
     names = sorted(p.name for p in facts_root().iterdir() if p.is_dir())
     assert {"LA2b200s", "tiny"} <= set(names)
     for name in names:
-        assert render_card(load_facts(name), results={}, weights_sha256=WEIGHTS).text
+        facts = load_facts(name)
+        text = render_card(facts, results={}, weights_sha256=WEIGHTS).text
+        # Front matter, repository, title; then every section of the facts, in their order.
+        head = f"---\n{front_matter(facts)}---\n\n# {facts.repo_id}\n\n## {facts.title}\n\n"
+        assert text.startswith(head), name
+        headings = re.findall(r"^## (.+)$", text, flags=re.MULTILINE)
+        expected = [facts.title, *(section.heading for section in facts.sections)]
+        if not any(section.key == "evaluation" for section in facts.sections):
+            expected.append("Measured results")
+        assert headings == [*expected, "Usage", "Integrity"], name
+        assert text.endswith(f"\n`{WEIGHTS}`\n"), name
+
+
+def test_tiny_card_shows_special_tokens_as_code() -> None:
+    """`<|im_start|>` escaped as `&lt;|im_start|>` reads wrong in the raw README: code spans."""
+    text = render_card(load_facts("tiny"), results={}, weights_sha256=WEIGHTS).text
+    assert (
+        "- Chat template: ChatML (`<|im_start|>`role\\n … `<|im_end|>`\\n), stored in "
+        "chat_template.jinja and tokenizer_config.json.\n"
+    ) in text
+    assert (
+        "- End-of-turn token: `<|im_end|>` (id 11); `</s>` (id 2) also stops generation.\n" in text
+    )
+    assert "&lt;" not in text
+
+
+@pytest.mark.parametrize(
+    ("escape", "text", "markdown"),
+    [
+        (md, "stop at <|im_end|> or </s>", "stop at `<|im_end|>` or `</s>`"),
+        (md, "kept: `<|im_end|>`, a*b", "kept: `<|im_end|>`, a\\*b"),
+        (md, "x < y and <b >", "x &lt; y and &lt;b >"),
+        (md_cell, "a | b <s>", "a \\| b `<s>`"),  # GFM reads `\|` as `|` even in code spans
+    ],
+)
+def test_markdown_escaping(escape, text: str, markdown: str) -> None:
+    assert escape(text) == markdown
 
 
 @pytest.fixture

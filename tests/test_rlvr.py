@@ -13,8 +13,6 @@ from rsi_hub.train.reward import CheckerReward
 from rsi_hub.train.rlvr import rlvr_rows
 from tests.synth_standins import PROMPTS
 
-pytest.importorskip("rsi_hub.checker")
-
 
 def _checks(prompt_index: int) -> str:
     return rlvr_rows(PROMPTS)[prompt_index]["checks_json"]

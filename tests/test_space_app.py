@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from rsi_hub.chat import STOP_TOKEN_IDS
+from rsi_hub.errors import NotAModelFolderError
 from rsi_hub.space_support import (
     CHECKLIST_TITLE,
     answer_with_checklist,
@@ -96,6 +97,81 @@ def test_answer_with_checklist_through_pipeline(tiny_run: Path) -> None:
     assert printed[0].startswith("reply: ")
     assert printed[1].startswith("Constraint checklist: ")
     assert "[ ] exactly 40 words" in printed[1] or "[x] exactly 40 words" in printed[1]
+
+
+def test_api_holds_a_conversation(app, chat, monkeypatch) -> None:
+    """`/respond` takes the earlier turns: a gradio_client call reaches the model with them."""
+    from gradio_client import Client
+
+    prompts: list[str] = []
+    generate = chat.model.generate
+
+    def spy(**kwargs: Any) -> Any:
+        prompts.append(chat.tokenizer.decode(kwargs["input_ids"][0]))
+        return generate(**kwargs)
+
+    monkeypatch.setattr(chat.model, "generate", spy)
+    history = [
+        {"role": "user", "content": "Name a sea."},
+        {"role": "assistant", "content": "The Baltic."},
+        {"role": "assistant", "content": "**1 of 1 …**", "metadata": {"title": CHECKLIST_TITLE}},
+    ]
+    demo = app.build_demo(chat)
+    demo.queue().launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True)
+    try:
+        client = Client(demo.local_url, verbose=False)
+        params = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
+        assert [p["parameter_name"] for p in params["/respond"]["parameters"]] == [
+            "message",
+            "history",
+        ]
+        answer, checklist = client.predict("Another, in two words.", history, api_name="/respond")
+    finally:
+        demo.close()
+    expected = chat.tokenizer.apply_chat_template(
+        [
+            {"role": "user", "content": "Name a sea."},
+            {"role": "assistant", "content": "The Baltic."},
+            {"role": "user", "content": "Another, in two words."},
+        ],
+        tokenize=False,
+        add_generation_prompt=True,
+    )
+    assert prompts == [expected]
+    assert answer["role"] == "assistant" and isinstance(answer["content"], str)
+    assert checklist["metadata"]["title"] == CHECKLIST_TITLE
+    assert "exactly 2 words" in checklist["content"]
+
+
+def _parent_folder(tmp_path: Path) -> Path:
+    """A folder laid out as `rsi-hub demo` leaves it: model folders inside, none itself."""
+    for name in ("tiny", "sft", "release"):
+        (tmp_path / "demo" / name).mkdir(parents=True)
+        (tmp_path / "demo" / name / "config.json").write_text("{}")
+    return tmp_path / "demo"
+
+
+def test_app_names_a_parent_folder_in_one_line(tmp_path: Path) -> None:
+    parent = _parent_folder(tmp_path)
+    env = {**os.environ, "MODEL_ID": str(parent)}
+    done = subprocess.run(
+        [sys.executable, str(APP)], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [
+        f"space/app.py: MODEL_ID={parent}: {parent} is not a model folder (it has no "
+        f"config.json); pass one of the model folders inside it: {parent}/release, "
+        f"{parent}/sft, {parent}/tiny (e.g. {parent}/release), or a Hub repository id."
+    ]
+
+
+def test_answer_refuses_a_parent_folder(tmp_path: Path) -> None:
+    with pytest.raises(NotAModelFolderError, match=r"demo is not a model folder .*/demo/release"):
+        answer_with_checklist(_parent_folder(tmp_path), "Hi.")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(NotAModelFolderError, match=r"pass a folder that holds config\.json"):
+        answer_with_checklist(empty, "Hi.")
 
 
 class SpaceHub:

@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from rsi_hub.checker import check
+from rsi_hub.numbers import number_words
 from rsi_hub.suites.feasibility import problems
 from rsi_hub.suites.generator import make_prompt
 from rsi_hub.suites.mixes import (
@@ -28,7 +29,6 @@ from rsi_hub.suites.phrasings import (
     PHRASES,
     PHRASINGS,
     STARTS,
-    number_words,
 )
 from rsi_hub.suites.responder import reference_response
 from rsi_hub.suites.rng import Rng, stable_hash

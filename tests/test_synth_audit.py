@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from rsi_hub.suites import holdout
 from rsi_hub.synth import (
     ContaminationError,
     PoolPrompt,
@@ -15,9 +16,6 @@ from rsi_hub.synth import (
 )
 from rsi_hub.synth.pool import audit_data
 from tests.synth_standins import PROMPTS, StandInBackend, clean_audit
-
-pytest.importorskip("rsi_hub.checker")
-holdout = pytest.importorskip("rsi_hub.suites.holdout")
 
 SPEC = SynthSpec("lensyn", "standin", "0" * 64, "standin", SamplingSettings(), 3)
 

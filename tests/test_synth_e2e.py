@@ -13,7 +13,6 @@ from rsi_hub.synth import SamplingSettings, synthesize
 from rsi_hub.synth.config import SynthConfig
 from tests.synth_standins import PROMPTS, clean_audit, every_id
 
-pytest.importorskip("rsi_hub.checker")
 pytestmark = pytest.mark.slow
 
 
@@ -84,7 +83,7 @@ def test_lensyn_cli_on_the_pool(tiny_run: Path, tmp_path: Path, capsys) -> None:
 
 def test_kept_rows_feed_prep(tiny_run: Path, tmp_path: Path) -> None:
     """lensyn output is an `iflensyn` source for `rsi-hub prep` as it stands: nothing dropped."""
-    prep = pytest.importorskip("rsi_hub.data.prep")
+    from rsi_hub.data import prep
     from rsi_hub.synth import SynthSpec, run_synthesis
     from tests.synth_standins import PASSING, StandInBackend
 
@@ -104,7 +103,7 @@ def test_kept_rows_feed_prep(tiny_run: Path, tmp_path: Path) -> None:
 
 def test_rft_output_preps_with_the_rft_source(tiny_run: Path, tmp_path: Path, monkeypatch) -> None:
     """`rsi-hub synth rft --out data_src/rft` is the `rft` source's default: prep reads it as is."""
-    prep = pytest.importorskip("rsi_hub.data.prep")
+    from rsi_hub.data import prep
     from rsi_hub.data.sources import SOURCES
     from rsi_hub.synth import SynthSpec, run_synthesis
     from tests.synth_standins import StandInBackend

@@ -11,8 +11,6 @@ from rsi_hub.chat import load_system_prompt
 from rsi_hub.synth import SamplingSettings, SynthSpec, load_scaffold, run_synthesis
 from tests.synth_standins import PASSING, PROMPTS, StandInBackend, clean_audit
 
-pytest.importorskip("rsi_hub.checker")
-
 
 def _spec(mode: str = "lensyn", k: int = 3) -> SynthSpec:
     return SynthSpec(

@@ -11,8 +11,6 @@ from rsi_hub.errors import RsiHubError
 from rsi_hub.synth import SamplingSettings, SynthSpec, run_synthesis
 from tests.synth_standins import PASSING, PROMPTS, StandInBackend, clean_audit
 
-pytest.importorskip("rsi_hub.checker")
-
 SPEC = SynthSpec(
     mode="lensyn",
     model="standin",

@@ -31,7 +31,8 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "check",
         help="judge responses against their constraints; print card §5's failure table",
-        description=__doc__,
+        # The docstring's first line repeats the usage line argparse prints itself.
+        description=__doc__.split("\n", 1)[1].strip(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 
 def _threshold(text: str) -> tuple[str, float]:
@@ -27,7 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Join the per-document logs of RUN_A (incumbent) and RUN_B (candidate) under "
             "RUN/eval/<task>/ on document id (refusing when a document's content differs), and "
             "print both scores, the discordant counts, the exact McNemar p, a seeded paired "
-            "bootstrap 95 %% CI of B - A in points, B's guards (IF263 >= 193, MMLU >= 0.71, "
+            "bootstrap 95 % CI of B - A in points, B's guards (IF263 >= 193, MMLU >= 0.71, "
             "EV4 >= 104, PREF >= 0.618, from full runs of B) and a one-line verdict: ACCEPT "
             "needs every guard and a paired-significant gain of B."
         ),
@@ -70,6 +71,8 @@ def run(args: argparse.Namespace) -> int:
         bootstrap_iters=args.bootstrap_iters,
         seed=args.seed,
     )
+    for warning in comparison.warnings:
+        print(f"rsi-hub compare: warning: {warning}", file=sys.stderr)
     if args.json:
         print(json.dumps(comparison.to_json(), indent=2))
     else:

@@ -89,7 +89,20 @@ def run(args: argparse.Namespace) -> int:
         where = outcome.push.pr_url or f"https://huggingface.co/{outcome.push.repo_id}"
         print(f"released {staged.manifest.name} to {where}")
     else:
-        print(
-            f"staged and validated {staged.folder}; push it with: rsi-hub release {args.run} --push"
-        )
+        print(f"staged and validated {staged.folder}; push it with: {_push_command(args)}")
     return 0
+
+
+def _push_command(args: argparse.Namespace) -> str:
+    """The command that pushes what was just staged: the same run, facts, folder and target."""
+    import shlex
+
+    words = ["rsi-hub", "release", args.run]
+    for flag, value in (("--name", args.name), ("--out", args.out), ("--repo-id", args.repo_id)):
+        if value:
+            words += [flag, value]
+    if not args.private:
+        words.append("--public")
+    if args.create_pr:
+        words.append("--create-pr")
+    return shlex.join([*words, "--push"])

@@ -98,6 +98,7 @@ class Comparison:
     guards: list[GuardResult] = field(default_factory=list)
     verdict: str = ""
     accepted: bool | None = None
+    warnings: list[str] = field(default_factory=list)  # e.g. a run compared with itself
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict; `a`, `b` are pass counts on the `n` paired documents, `ci95` the
@@ -226,6 +227,23 @@ def decide(comparison: Comparison, rule: AcceptanceRule, primary_limited: bool) 
         )
 
 
+def _same_model_warnings(
+    run_a: str | Path, run_b: str | Path, weights_a: str | None, weights_b: str | None
+) -> list[str]:
+    """Why this comparison cannot show a difference: one folder twice, or the same weights."""
+    if Path(run_a).resolve() == Path(run_b).resolve():
+        return [
+            f"RUN_A and RUN_B are the same folder ({run_a}): a run compared with itself; "
+            "pass the incumbent and the candidate."
+        ]
+    if weights_a and weights_a == weights_b:
+        return [
+            f"RUN_A and RUN_B were scored on the same weights (sha256 {weights_a[:12]}…): "
+            "any difference is decoding noise, not a better model."
+        ]
+    return []
+
+
 def compare_runs(
     run_a: str | Path,
     run_b: str | Path,
@@ -284,6 +302,7 @@ def compare_runs(
         prompts_differ=sum(log_a[k].prompt_hash != log_b[k].prompt_hash for k in shared),
     )
     weights_b = meta_b.weights_sha256
+    comparison.warnings = _same_model_warnings(run_a, run_b, meta_a.weights_sha256, weights_b)
     comparison.guards = [read_guard(run_b, g, weights_b) for g in rule.guards]
     limited = meta_a.limit is not None or meta_b.limit is not None
     decide(comparison, rule, limited)

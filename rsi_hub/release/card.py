@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import jinja2
@@ -24,10 +25,24 @@ class RenderedCard:
     notes: list[str]
 
 
+# Special tokens such as `<|im_start|>` and `</s>`: raw HTML to Markdown. In a code span they read
+# as written in the raw file too, where `&lt;|im_start|>` would not.
+_TOKEN = re.compile(r"(<[^<>\s`]{1,40}>)")
+_CODE_SPAN = re.compile(r"(`[^`]*`)")
+
+
 def md(text: str) -> str:
-    """Escape what Markdown would otherwise eat in card text: `<` (raw HTML such as `</s>`) and
-    `*` (emphasis, as in `prompts*.jsonl`)."""
-    return text.replace("<", "&lt;").replace("*", "\\*")
+    """Make card text safe for Markdown: special tokens (`<|im_end|>`, `</s>`) become code spans,
+    any other `<` (raw HTML) is escaped and `*` (emphasis, as in `prompts*.jsonl`) too; existing
+    code spans are kept as they are."""
+    out: list[str] = []
+    for i, part in enumerate(_CODE_SPAN.split(text)):
+        if i % 2:  # already a code span: Markdown shows it verbatim
+            out.append(part)
+            continue
+        for j, piece in enumerate(_TOKEN.split(part)):
+            out.append(f"`{piece}`" if j % 2 else piece.replace("<", "&lt;").replace("*", "\\*"))
+    return "".join(out)
 
 
 def md_cell(text: str) -> str:

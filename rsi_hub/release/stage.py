@@ -257,6 +257,15 @@ def _write_files(sources: dict[str, Path], building: Path, facts: Facts) -> list
     return notes
 
 
+def _make_readable(folder: Path) -> None:
+    """Mode 0644 for every staged file: transformers saves weights 0600 (through a temporary
+    file), which other users of a shared machine, and servers run as another user, cannot read.
+    A hard-linked shard shares its mode with the run's file, which gets 0644 too."""
+    for path in folder.rglob("*"):
+        if path.is_file():
+            os.chmod(path, 0o644)
+
+
 def stage_release(
     run: str | Path,
     *,
@@ -317,6 +326,7 @@ def stage_release(
             building, name=name, repo_id=facts.repo_id, weights_sha256=weights_sha
         )
         manifest.write(building)
+        _make_readable(building)
     except BaseException:
         shutil.rmtree(building, ignore_errors=True)  # never leave a half-made release
         raise

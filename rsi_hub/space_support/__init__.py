@@ -24,6 +24,7 @@ from rsi_hub.space_support.generation import (
     ChatModel,
     InputTooLongError,
     load_chat_model,
+    require_model_folder,
     stream_reply,
 )
 
@@ -41,5 +42,6 @@ __all__ = [
     "format_checklist",
     "judge",
     "load_chat_model",
+    "require_model_folder",
     "stream_reply",
 ]

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rsi_hub.space_support.checklist import ChecklistItem, checklist_for, format_checklist
+from rsi_hub.space_support.generation import require_model_folder
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,7 @@ def answer_with_checklist(
     """
     from transformers import pipeline
 
+    require_model_folder(model)
     chat = pipeline("text-generation", model=str(model))
     result = chat([{"role": "user", "content": message}], max_new_tokens=max_new_tokens)
     reply = result[0]["generated_text"][-1]["content"]

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from rsi_hub.space_support.numbers import NUMBER_PATTERN, parse_number
+from rsi_hub.numbers import NUMBER_PATTERN, parse_number
 
 Spec = dict[str, Any]
 
@@ -34,7 +34,7 @@ _QUOTED_TERMS = rf"{_QUOTED}(?:{_SEP}{_QUOTED}){{0,11}}"
 _ITEM_RE = re.compile(rf"{_QUOTED}|{_BARE}")
 _NEG = r"(?:do\s+not|don['’]t|dont|never|without|avoid|must\s+not|mustn['’]t|should\s+not|shouldn['’]t|cannot|can['’]t|no)"
 _VERB = r"(?:use|using|mention|mentioning|include|including|say|saying|write|writing|contain|containing)"
-_TIMES = r"(?:exactly\s+)?(?:(?P<n>{num})\s+times|(?P<word_n>once|twice|thrice))\b"
+_TIMES = r"(?:exactly\s+)?(?:(?P<n>{num})\s+times?|(?P<word_n>once|twice|thrice))\b"
 _ANSWER = r"(?:(?:your|the|each)\s+)?(?:(?:answer|response|reply|text|message|output|story|poem|essay|email|letter|summary)\s+)?(?:(?:must|should|has\s+to|needs\s+to)\s+)?"
 _PUNCTUATION = {
     "comma": ",",
@@ -155,11 +155,11 @@ def _fixed(spec: Spec) -> Callable[[re.Match[str]], list[Spec]]:
 N = _num()
 TIMES = _TIMES.format(num=NUMBER_PATTERN)
 # Not after "no"/"not": "no fewer than 30 words" is a minimum, "no more than 30" a maximum.
-_NOT_NEGATED = r"(?<!\bno\s)(?<!\bnot\s)"
+_NOT_NEGATED = r"(?<!\bno\s)(?<!\bnot\s)(?<!\bnot\swrite\s)(?<!\bnot\suse\s)"
 _UNDER = rf"{_NOT_NEGATED}(?:fewer\s+than|less\s+than|under|below)"
-_AT_MOST = r"(?:at\s+most|no\s+more\s+than|not\s+more\s+than|a\s+maximum\s+of|maximum\s+of|max(?:imum)?|up\s+to|within|not\s+(?:to\s+)?exceed(?:ing)?)"
-_AT_LEAST = r"(?:at\s+least|no\s+fewer\s+than|no\s+less\s+than|a\s+minimum\s+of|minimum\s+of)"
-_EXACT = r"(?:exactly|precisely|in|of|with|using|into)"
+_AT_MOST = r"(?:at\s+most|no\s+more\s+than|not\s+(?:write\s+|use\s+)?more\s+than|a\s+maximum\s+of|maximum\s+of|max(?:imum)?|up\s+to|within|not\s+(?:to\s+)?exceed(?:ing)?)"
+_AT_LEAST = r"(?:at\s+least|no\s+fewer\s+than|no\s+less\s+than|no\s+shorter\s+than|a\s+minimum\s+of|minimum\s+of)"
+_EXACT = r"(?:exactly|precisely|in|of|with|using|into|as)"
 _START = r"(?:start|starts|starting|begin|begins|beginning|open|opens|opening)"
 _END = r"(?:end|ends|ending|finish|finishes|finishing|close|closes|closing|conclude|concludes|concluding)"
 _PHRASE_NOUN = r"(?:the\s+(?:exact\s+)?(?:phrase|words?|sentence|line|greeting|question|term)\s+)?"
@@ -169,9 +169,9 @@ _CHAR = r"(?:[\"“'‘`].[\"”'’`]|[A-Za-z0-9]\b)"
 RULES: list[_Rule] = [
     *_rules(
         [
-            rf"\b(?:word|phrase|term|keyword)\s+(?P<term>{_TERM})[^.;!?\n]{{0,60}}?\b{TIMES}",
+            rf"\b(?:word|phrase|term|keyword)\s+(?P<term>{_TERM})[^.;!?\n\"“”]{{0,60}}?\b{TIMES}",
             rf"\b(?:use|include|mention|repeat|say|write)\s+(?:the\s+word\s+)?(?P<term>{_TERM})\s+{TIMES}",
-            rf"(?P<term>{_QUOTED})\s+(?:should|must)\s+(?:appear|occur|be\s+used)\s+{TIMES}",
+            rf"(?P<term>{_QUOTED})\s+(?:(?:should|must)\s+)?(?:appears?|occurs?|be\s+used|is\s+used)\s+{TIMES}",
         ],
         _times,
     ),
@@ -182,28 +182,42 @@ RULES: list[_Rule] = [
         ],
         _no_chars,
     ),
-    *_rules([rf"\b{_NEG}\s+(?:{_VERB}\s+)?(?:any\s+)?{_PUNCTUATION_NAMES}\b"], _punctuation),
+    *_rules(
+        [rf"\b{_NEG}\s+(?:{_VERB}\s+)?(?:any\s+|a\s+single\s+)?{_PUNCTUATION_NAMES}\b"],
+        _punctuation,
+    ),
     *_rules(
         [
             rf"\b{_NEG}\s+(?:{_VERB}\s+)?(?:the\s+|any\s+of\s+the\s+|any\s+)?"
             rf"(?:words?|terms?|phrases?)\s+(?P<terms>{_TERMS})",
             rf"\b{_NEG}\s+(?:{_VERB}\s+)?(?P<terms>{_QUOTED_TERMS})",
+            rf"\bwords?\s+(?P<terms>{_QUOTED_TERMS})\s+(?:must|should|may)\s+not\s+(?:appear|be\s+used)",
         ],
         _each("no_word", "word"),
     ),
     *_rules(
         [
-            rf"\b{_START}\s+{_ANSWER}with\s+{_PHRASE_NOUN}(?P<text>{_QUOTED})",
+            rf"\b(?<!each\s)(?<!every\s){_START}\s+{_ANSWER}with\s+{_PHRASE_NOUN}(?P<text>{_QUOTED})",
             rf"\bfirst\s+word\s+(?:must|should)\s+be\s+(?P<text>{_TERM})",
+            rf"\bfirst\s+words\s+(?:must|should)\s+be\s+(?P<text>{_QUOTED})",
         ],
         _phrase("startswith"),
     ),
     *_rules(
         [
             rf"\b{_END}\s+{_ANSWER}with\s+{_PHRASE_NOUN}(?P<text>{_QUOTED})",
-            rf"\blast\s+word\s+(?:must|should)\s+be\s+(?P<text>{_TERM})",
+            rf"\b(?:last|final)\s+word\s+(?:must|should)\s+be\s+(?P<text>{_TERM})",
+            rf"\b(?:last|final)\s+words\s+(?:of\s+{_ANSWER})?(?:must|should)\s+be\s+(?P<text>{_QUOTED})",
         ],
         _phrase("endswith"),
+    ),
+    *_rules(
+        [
+            rf"\bat\s+least\s+one\s+of\s+(?:the\s+)?(?:keys?\s+)?(?P<terms>{_TERMS})",
+            rf"\b(?:include|contain|have)\s+(?P<terms>{_QUOTED_TERMS})\s+\(one\s+of\s+them\s+is\s+enough\)",
+        ],
+        lambda m: [{"type": "json_keys_any", "keys": _items(m.group("terms"))}],
+        requires="json",
     ),
     *_rules(
         [
@@ -219,6 +233,15 @@ RULES: list[_Rule] = [
     ),
     *_rules(
         [
+            rf"\b(?:include|includes|including|contain|contains|containing|use|using)\s+"
+            rf"(?:the\s+(?:exact\s+)?(?:text|phrase|string|words?)\s+)?(?P<text>{_QUOTED})\s*"
+            r"(?:\(\s*same\s+capitali[sz]ation|exactly\s+as\s+written|verbatim)"
+        ],
+        _phrase("contains"),
+    ),
+    *_rules(
+        [
+            rf"\bwork\s+(?:the\s+(?:phrase|words?|terms?)\s+)?(?P<terms>{_QUOTED_TERMS})\s+into\b",
             rf"\b(?:include|includes|including|mention|mentions|mentioning|use|using|contain"
             rf"|contains|containing|feature)\s+(?:the\s+(?:exact\s+)?(?:phrase|sentence|keywords?"
             rf"|words?|terms?|string)\s+)?(?P<terms>{_QUOTED_TERMS})",
@@ -229,6 +252,8 @@ RULES: list[_Rule] = [
     *_rules(
         [
             rf"\bbetween\s+{_num('lo')}\s+and\s+{_num('hi')}\s+words\b",
+            rf"\bat\s+least\s+{_num('lo')}\s+(?:but|and)\s+(?:no\s+more\s+than|at\s+most)\s+"
+            rf"{_num('hi')}\s+words\b",
             rf"\b{_num('lo')}\s+to\s+{_num('hi')}\s+words\b",
             # Digits only: with number words the hyphen belongs to the number ("forty-two").
             r"\b(?P<lo>\d+)\s*[-–]\s*(?P<hi>\d+)\s+words\b",
@@ -240,7 +265,7 @@ RULES: list[_Rule] = [
     *_rules(
         [
             rf"\b{_AT_MOST}\s+{N}\s+words?\b",
-            rf"\b{N}\s+words\s+or\s+(?:fewer|less)\b",
+            rf"\b{N}\s+words\s+or\s+(?:fewer|less|shorter)\b",
             rf"\b{N}[\s-]word\s+limit\b",
         ],
         _count("word_max"),
@@ -255,6 +280,7 @@ RULES: list[_Rule] = [
             rf"\b(?:write|give\s+me|use)\s+(?:exactly\s+)?{N}\s+words\b",
             rf"\b{N}\s+words\s+exactly\b",
             rf"\b{N}-word\b",
+            rf"\bbe\s+{N}\s+words\s+long\b",
             rf"\bword\s+count\s+(?:(?:of|at|is|:|=)\s*)?(?:exactly\s+)?{N}\b",
         ],
         _count("word_eq"),
@@ -282,13 +308,14 @@ RULES: list[_Rule] = [
         _count("sent_max"),
     ),
     *_rules(
-        [rf"\b{_AT_LEAST}\s+{N}\s+sentences?\b", rf"\b{N}\s+or\s+more\s+sentences\b"],
+        [rf"\b{_AT_LEAST}\s+{N}\s+sentences?\b", rf"\b{N}\s+or\s+more\s+sentences?\b"],
         _count("sent_min"),
     ),
     *_rules(
         [
             rf"\b{_EXACT}\s+{N}\s+sentences?\b",
             rf"\b{N}\s+sentences?\s+(?:exactly|long)\b",
+            rf"\b{N}\s+sentences?,?\s+no\s+more\s+(?:and|or)\s+no\s+fewer\b",
             rf"\b(?:write|give\s+me|use|compose)\s+(?:exactly\s+)?{N}\s+sentences?\b",
         ],
         _count("sent"),
@@ -312,6 +339,14 @@ RULES: list[_Rule] = [
     ),
     *_rules(
         [
+            rf"\bnumber\s+the\s+(?:items|points|steps)\s+starting\s+(?:from|at|with)\s+{N}",
+            rf"\bstart\s+the\s+numbered\s+list\s+(?:at|from|with)\s+{N}",
+            rf"\bnumbered\s+list\s+whose\s+first\s+item\s+is\s+(?:number\s+)?{N}",
+        ],
+        lambda m: [{"type": "numbered_start", "k": _n(m)}],
+    ),
+    *_rules(
+        [
             rf"\bnumbered\s+list\s+(?:of|with)\s+(?:exactly\s+)?{N}\s+\w+",
             rf"\b(?:exactly\s+)?{N}\s+numbered\s+(?:items|points|steps|entries|lines)\b",
             rf"\b{N}-(?:item|step|point)\s+numbered\s+list\b",
@@ -322,13 +357,15 @@ RULES: list[_Rule] = [
         [
             rf"\btable\s+(?:with|of|containing|that\s+has)\s+(?:exactly\s+)?{N}\s+(?:data\s+)?rows\b",
             rf"\b{N}-row\s+(?:markdown\s+)?table\b",
+            rf"\btable\s+with\s+a\s+header\s+row\s+and\s+(?:exactly\s+)?{N}\s+(?:data\s+)?rows\b",
         ],
         _count("table_rows"),
     ),
     *_rules(
         [
             r"\b(?:all|only|entirely|completely|exclusively|in)\s+(?:in\s+)?lower\s*case(?:\s+letters)?\b",
-            r"\b(?:no|without(?:\s+any)?)\s+(?:capital|upper\s*case)\s+letters\b",
+            r"\b(?:no|without(?:\s+any)?|(?:do\s+not|don['’]t|never)\s+use\s+any)\s+"
+            r"(?:capital|upper\s*case)\s+letters\b",
         ],
         _fixed({"type": "is_lower"}),
     ),
@@ -388,6 +425,7 @@ def describe(spec: Spec) -> str:
         "sent_min": lambda: f"at least {plural('sentence')}",
         "sent_max": lambda: f"at most {plural('sentence')}",
         "para": lambda: f"exactly {plural('paragraph')}",
+        "contains": lambda: f"includes “{spec['text']}” (same case)",
         "contains_norm": lambda: f"includes “{spec['text']}”",
         "no_word": lambda: f"never the word “{spec['word']}”",
         "no_char": lambda: f"no “{spec['char']}” anywhere",
@@ -395,8 +433,10 @@ def describe(spec: Spec) -> str:
         "endswith": lambda: f"ends with “{spec['text']}”",
         "bullet": lambda: f"exactly {plural('bullet point')}",
         "numbered": lambda: f"a numbered list of {plural('item')}",
+        "numbered_start": lambda: f"a numbered list starting at {spec['k']}",
         "table_rows": lambda: f"a table with {plural('data row')}",
         "json_keys": lambda: "a JSON object with keys " + ", ".join(spec["keys"]),
+        "json_keys_any": lambda: "a JSON object with one of the keys " + ", ".join(spec["keys"]),
         "json_array_len": lambda: f"a JSON array of {plural('element')}",
         "is_upper": lambda: "all in capital letters",
         "is_lower": lambda: "all in lower case",

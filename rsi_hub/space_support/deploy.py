@@ -17,14 +17,9 @@ from rsi_hub.errors import RsiHubError
 SPACE_FILES = ("app.py", "README.md", "requirements.txt")
 # What `space/app.py` imports, directly or not; the rest of the package stays out of the Space.
 PACKAGE_PARTS = (
-    "__init__.py",
-    "py.typed",
-    "errors.py",
-    "hashing.py",
-    "chat",
-    "checker",
-    "space_support",
-)
+    "__init__.py", "py.typed", "errors.py", "hashing.py", "logs.py", "numbers.py", "chat",
+    "checker", "space_support",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from rsi_hub.chat import MAX_INPUT_TOKENS, STOP_TOKEN_IDS
-from rsi_hub.errors import RsiHubError
+from rsi_hub.errors import NotAModelFolderError, RsiHubError
 
 DEFAULT_MAX_NEW_TOKENS = 1024
 
@@ -31,8 +32,41 @@ class ChatModel:
     tokenizer: Any
 
 
+def require_model_folder(model_id: str | Path) -> None:
+    """Refuse an existing local folder that is not a model folder (no `config.json`).
+
+    transformers would go on to fail deep inside the tokenizer with advice about sentencepiece;
+    the usual cause is a parent folder such as `runs/demo`, which holds `tiny/`, `sft/` and
+    `release/`. A name that is not a local folder is left alone (a Hub repository id).
+
+    Raises:
+        NotAModelFolderError: naming the folder and the model folders inside it.
+    """
+    folder = Path(model_id)
+    if not folder.is_dir() or (folder / "config.json").is_file():
+        return
+    inside = sorted(p.parent for p in folder.glob("*/config.json"))
+    if inside:
+        # The release is what the demo serves; prefer it in the suggestion when present.
+        best = next((p for p in inside if p.name == "release"), inside[-1])
+        hint = (
+            f"pass one of the model folders inside it: {', '.join(str(p) for p in inside)} "
+            f"(e.g. {best})"
+        )
+    else:
+        hint = "pass a folder that holds config.json, the weights and the tokenizer files"
+    raise NotAModelFolderError(
+        f"{folder} is not a model folder (it has no config.json); {hint}, or a Hub repository id."
+    )
+
+
 def load_chat_model(model_id: str) -> ChatModel:
-    """Load a model folder or Hub repository for chat (GPU when there is one, its own dtype)."""
+    """Load a model folder or Hub repository for chat (GPU when there is one, its own dtype).
+
+    Raises:
+        NotAModelFolderError: `model_id` is a local folder without `config.json`.
+    """
+    require_model_folder(model_id)
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 

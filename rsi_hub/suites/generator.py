@@ -87,7 +87,7 @@ def make_prompt(rng: Rng, group: str, types: Collection[str]) -> Generated:
     for name in _DRAW_ORDER:
         if name in types:
             checks.append(_draw(name, rng, checks, types))
-    phrases = [_phrase(c, rng) for c in checks]
+    phrases = [phrase(c, rng) for c in checks]
     head_phrases, rest = (phrases[:1], phrases[1:]) if structural else ([], phrases)
     order = list(range(len(rest)))
     rng.shuffle(order)
@@ -207,8 +207,16 @@ def _candidate(name: str, rng: Rng, checks: list[Check], types: set[str]) -> Che
     raise GenerationError(f"the generator cannot make {name} checks")
 
 
-def _phrase(check: Check, rng: Rng) -> str:
-    """One natural-language rendering of a check."""
+def phrasing_key(check: Check) -> str:
+    """The PHRASINGS entry that says `check`: its type, but no_char splits into letters and marks."""
+    if check["type"] == "no_char":
+        return "no_letter" if str(check["char"]).isalpha() else "no_mark"
+    return str(check["type"])
+
+
+def phrase(check: Check, rng: Rng, template: str | None = None) -> str:
+    """One natural-language rendering of a check: `template` (one of `phrasing_key(check)`'s
+    PHRASINGS), or one drawn with `rng`, which also draws how numbers are written."""
     t = check["type"]
     values: dict[str, str] = {}
     if "n" in check:
@@ -228,15 +236,13 @@ def _phrase(check: Check, rng: Rng) -> str:
         values["text"] = str(check["text"])
     if t in {"json_keys", "json_keys_any"}:
         values["keys"] = ph.quote_list(list(check["keys"]), "and" if t == "json_keys" else "or")
-    template_key = t
     if t == "no_char":
         char = str(check["char"])
         if char.isalpha():
-            template_key, values["c"], values["C"] = "no_letter", char, char.upper()
+            values["c"], values["C"] = char, char.upper()
         else:
-            template_key = "no_mark"
             values["plural"], values["singular"] = ph.MARKS[char]
-    text = rng.choice(ph.PHRASINGS[template_key]).format(**values)
+    text = (template or rng.choice(ph.PHRASINGS[phrasing_key(check)])).format(**values)
     if "text" in check and str(check["text"])[-1:] in TERMINATORS:
         # 'End with "See you soon!".' reads badly: the quoted text already ends the sentence.
         text = text.replace(f'"{check["text"]}".', f'"{check["text"]}"')

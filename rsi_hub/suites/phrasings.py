@@ -8,30 +8,8 @@ constraint may ask for is part of how it is phrased.
 
 from __future__ import annotations
 
+from rsi_hub.numbers import number_words
 from rsi_hub.suites.rng import Rng
-
-_ONES: tuple[str, ...] = (
-    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
-    "nineteen",
-)  # fmt: skip
-_TENS: tuple[str, ...] = (
-    "", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
-)  # fmt: skip
-
-
-def number_words(n: int) -> str:
-    """English words for 0 <= n < 1000: 40 -> "forty", 125 -> "one hundred and twenty-five"."""
-    if not 0 <= n < 1000:
-        raise ValueError(f"number_words supports 0..999, got {n}")
-    if n < 20:
-        return _ONES[n]
-    if n < 100:
-        tens, ones = divmod(n, 10)
-        return _TENS[tens] + (f"-{_ONES[ones]}" if ones else "")
-    hundreds, rest = divmod(n, 100)
-    head = f"{_ONES[hundreds]} hundred"
-    return head if rest == 0 else f"{head} and {number_words(rest)}"
 
 
 def render_number(n: int, rng: Rng) -> str:

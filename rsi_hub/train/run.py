@@ -147,6 +147,10 @@ def trl_config(recipe: TrainRecipe, **extra: Any) -> Any:
         from trl import GRPOConfig as config_cls
     else:
         from trl import SFTConfig as config_cls
+    import torch
+
+    # Pinned host memory only speeds copies to a GPU; without one, torch warns at every epoch.
+    extra.setdefault("dataloader_pin_memory", torch.cuda.is_available())
     try:
         return config_cls(**{**trl_arguments(recipe), **extra})
     except ValueError as err:

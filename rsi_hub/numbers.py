@@ -1,42 +1,26 @@
-"""Numbers as people write them in requests: `40`, `1,000`, `forty`, `forty-two`, `a dozen`."""
+"""Numbers in English words, both ways: the one number-word table of the package.
+
+The suite generator writes numbers as words (`number_words(40)` -> "forty") and the Space reads
+them back from what users type (`parse_number("forty-two")` -> 42, also `1,000` and `a dozen`).
+Both use the tables here, so what one writes the other reads.
+"""
 
 from __future__ import annotations
 
 import re
 
-_UNITS = {
-    "zero": 0,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "thirteen": 13,
-    "fourteen": 14,
-    "fifteen": 15,
-    "sixteen": 16,
-    "seventeen": 17,
-    "eighteen": 18,
-    "nineteen": 19,
-}
-_TENS = {
-    "twenty": 20,
-    "thirty": 30,
-    "forty": 40,
-    "fourty": 40,  # a common misspelling, read as meant
-    "fifty": 50,
-    "sixty": 60,
-    "seventy": 70,
-    "eighty": 80,
-    "ninety": 90,
-}
+UNITS: tuple[str, ...] = (
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
+    "nineteen",
+)  # fmt: skip
+TENS: tuple[str, ...] = (
+    "", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
+)  # fmt: skip
+
+_UNITS = {word: value for value, word in enumerate(UNITS)}
+_TENS = {word: 10 * value for value, word in enumerate(TENS) if word}
+_TENS["fourty"] = 40  # a common misspelling, read as meant (never written)
 _SCALES = {"hundred": 100, "thousand": 1000}
 _PHRASES = {"a dozen": 12, "a single": 1, "a hundred": 100, "a thousand": 1000}
 
@@ -78,3 +62,17 @@ def parse_number(text: str) -> int | None:
             total += max(current, 1) * 1000
             current = 0
     return total + current
+
+
+def number_words(n: int) -> str:
+    """English words for 0 <= n < 1000: 40 -> "forty", 125 -> "one hundred and twenty-five"."""
+    if not 0 <= n < 1000:
+        raise ValueError(f"number_words supports 0..999, got {n}")
+    if n < 20:
+        return UNITS[n]
+    if n < 100:
+        tens, ones = divmod(n, 10)
+        return TENS[tens] + (f"-{UNITS[ones]}" if ones else "")
+    hundreds, rest = divmod(n, 100)
+    head = f"{UNITS[hundreds]} hundred"
+    return head if rest == 0 else f"{head} and {number_words(rest)}"
