@@ -60,3 +60,10 @@ class RecipeError(RsiHubError):
 
 class MissingGpuExtraError(RsiHubError):
     """Packed training was asked for without the CUDA kernels of the `gpu` extra."""
+
+
+class ShippedFileMissingError(RsiHubError, FileNotFoundError):
+    """A file rsi-hub ships (a template, a task, release facts, a launch file) is not installed.
+
+    The message names the missing path and how to reinstall.
+    """

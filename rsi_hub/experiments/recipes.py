@@ -75,11 +75,10 @@ def slurm_train_template() -> str:
     Sweep arms are trained by this very script (multi-node rendezvous, requeue, the
     `train finalize` job), with their arguments filled in, never by a second launcher.
     """
+    from rsi_hub.errors import ShippedFileMissingError
+    from rsi_hub.shipped import shipped_file
+
     try:
-        from rsi_hub.train.launch import checkout_root
-    except ImportError as err:
-        raise TrainUnavailableError(f"sweeps need rsi_hub.train.launch: {err}") from err
-    path = checkout_root() / SLURM_TEMPLATE
-    if not path.is_file():
-        raise TrainUnavailableError(f"train's Slurm template {path} is missing.")
-    return path.read_text()
+        return shipped_file(SLURM_TEMPLATE).read_text()
+    except ShippedFileMissingError as err:
+        raise TrainUnavailableError(f"train's Slurm template is missing: {err}") from err
