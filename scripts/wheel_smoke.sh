@@ -3,13 +3,14 @@
 # the main job and raw lm_eval from a folder outside the checkout. It proves that `pip install
 # rsi-hub` carries its templates, tasks, release facts and launch files (rsi_hub/shipped.py).
 #
-#   bash scripts/wheel_smoke.sh [WORK_DIR]     (default: a new folder under /tmp)
+#   bash scripts/wheel_smoke.sh [WORK_DIR]     (default: a new folder under /tmp, removed on success)
 #
 # A plain venv, never --system-site-packages: that would see the editable install of the
 # checkout and prove nothing. torch is installed first and pinned (a local CPU wheel); pip's
 # cache makes the rest quick.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
+keep=${1:+yes}
 work=$(realpath -m "${1:-$(mktemp -d /tmp/rsi-hub-wheel-smoke.XXXXXX)}")
 case "$work/" in "$repo"/*) echo "wheel_smoke: $work is inside the checkout; pick a folder outside it" >&2; exit 2 ;; esac
 mkdir -p "$work"
@@ -42,6 +43,12 @@ for path in "$package" "$tasks"; do
 done
 test -f "$tasks/if818.yaml" && test -f "$tasks/data/prompts_if818.jsonl"
 
+step "bare lm_eval --tasks if818 fails as the README says (no plugin discovery in lm-eval 0.4.13)"
+if bare=$(lm_eval --tasks if818 --model hf --model_args pretrained=nowhere 2>&1); then
+  echo "wheel_smoke: lm_eval found if818 without --include_path; update the README" >&2; exit 1
+fi
+grep -F "Tasks not found: if818" <<<"$bare" || { echo "$bare" | tail -20; exit 1; }
+
 step "rsi-hub demo (tiny checkpoint -> SFT -> eval -> release -> chat)"
 rsi-hub demo --out "$work/demo"
 
@@ -57,4 +64,5 @@ assert "acc,none" in if818 and "pass_count,none" in if818, if818
 print(f"lm_eval if818 on 2 prompts: acc {if818['acc,none']}, pass_count {if818['pass_count,none']}")
 PY
 
-step "done in $((SECONDS - started)) s (work folder $work)"
+step "done in $((SECONDS - started)) s"
+if [ -z "$keep" ]; then cd / && rm -rf "$work"; else echo "work folder kept: $work"; fi
