@@ -146,3 +146,10 @@ class ExperimentFileError(RsiHubError, OSError):
 class NotAModelFolderError(RsiHubError, FileNotFoundError):
     """A local folder given as a model has no `config.json`; the message names the folder and
     the model folders inside it to pass instead."""
+
+
+class ShippedFileMissingError(RsiHubError, FileNotFoundError):
+    """A file rsi-hub ships (a template, a task, release facts, a launch file) is not installed.
+
+    The message names the missing path and how to reinstall.
+    """

@@ -8,7 +8,6 @@ as a run directory. Every user command runs on it on a CPU through the same code
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ from rsi_hub.chat import (
 )
 from rsi_hub.chat.tokens import RESERVED_TOKEN_IDS, reserved_token
 from rsi_hub.rundir import TrainingEvidence, library_versions
+from rsi_hub.shipped import resource_path
 from rsi_hub.staging import fresh_staging_dir, refuse_non_empty, swap_in
 
 TINY_VOCAB_SIZE = 1024
@@ -43,7 +43,7 @@ def build_tiny_tokenizer() -> Any:
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
-    corpus = resources.files("rsi_hub.resources").joinpath("tiny_corpus.txt").read_text("utf-8")
+    corpus = resource_path("tiny_corpus.txt").read_text("utf-8")
     lines = [*corpus.splitlines(), load_system_prompt(), "user assistant system"]
     tokenizer = Tokenizer(models.BPE(unk_token=UNK_TOKEN))
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from rsi_hub.chat import STOP_TOKEN_IDS
+from rsi_hub.chat import STOP_TOKEN_IDS, load_system_prompt
 from rsi_hub.errors import NotAModelFolderError
 from rsi_hub.space_support import (
     CHECKLIST_TITLE,
@@ -198,7 +198,13 @@ def test_deploy_sends_the_app_and_what_it_imports_in_one_commit() -> None:
         "exist_ok": True,
     }
     paths = {op.path_in_repo for op in hub.calls[1][1][1]}
-    assert {"app.py", "README.md", "requirements.txt", "templates/chat_template.jinja"} <= paths
+    assert {
+        "app.py",
+        "README.md",
+        "requirements.txt",
+        "rsi_hub/shipped.py",
+        "rsi_hub/resources/templates/chat_template.jinja",
+    } <= paths
     assert {"rsi_hub/checker/__init__.py", "rsi_hub/space_support/constraints.py"} <= paths
     assert not any(
         "__pycache__" in p or p.startswith(("rsi_hub/train", "rsi_hub/release")) for p in paths
@@ -213,7 +219,8 @@ def test_deployed_files_run_on_their_own(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     code = (
         "import app, rsi_hub; print(rsi_hub.__file__); "
-        "print(app.extract_specs('Answer in exactly two words.'))"
+        "print(app.extract_specs('Answer in exactly two words.')); "
+        "from rsi_hub.chat import load_system_prompt; print(len(load_system_prompt()))"
     )
     done = subprocess.run(
         [sys.executable, "-c", code],
@@ -226,3 +233,5 @@ def test_deployed_files_run_on_their_own(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0].startswith(str(tmp_path))
     assert "{'type': 'word_eq', 'n': 2}" in done.stdout
+    # The deployed rsi_hub reads the serving contract from its own resources/templates/.
+    assert done.stdout.splitlines()[-1] == str(len(load_system_prompt()))

@@ -7,7 +7,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from rsi_hub.errors import RsiHubError
+from rsi_hub.shipped import resource_path
 
 SYSTEM_PROMPT_ID = "k0"
 CHAT_TEMPLATE_FILE = "chat_template.jinja"
@@ -18,14 +18,8 @@ Message = dict[str, Any]
 
 
 def templates_dir() -> Path:
-    """The repository's `templates/` folder (the package is installed editable from a checkout)."""
-    folder = Path(__file__).resolve().parents[2] / "templates"
-    if not (folder / CHAT_TEMPLATE_FILE).is_file():
-        raise RsiHubError(
-            f"{folder / CHAT_TEMPLATE_FILE} not found: rsi-hub reads its templates from the "
-            "checkout it is installed from; install it with `pip install -e .` in a full clone."
-        )
-    return folder
+    """The installed `templates/` folder (the checkout's own folder in an editable install)."""
+    return resource_path("templates")
 
 
 @lru_cache(maxsize=1)

@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from rsi_hub.data.convert import PreferenceConverter, SftConverter, to_messages, to_preference
 from rsi_hub.errors import DataSourceError, HoldoutInputError
+from rsi_hub.shipped import resource_path
 
 SourceKind = Literal["sft", "pref"]
 
@@ -150,13 +151,6 @@ def local_data_files(path: Path) -> tuple[str, list[Path]]:
             f"(or a save_to_disk folder), found {[p.name for p in files][:5]}"
         )
     return builders.pop(), files
-
-
-def resource_path(name: str) -> Path:
-    """The path of a data file shipped in `rsi_hub/resources`."""
-    from importlib import resources
-
-    return Path(str(resources.files("rsi_hub.resources").joinpath(name)))
 
 
 def _offline() -> bool:

@@ -34,9 +34,10 @@ from pathlib import Path
 from typing import Any
 
 from rsi_hub.chat import MAX_NEW_TOKENS
-from rsi_hub.errors import EvaluationFileError, EvaluationInputError
+from rsi_hub.errors import EvaluationInputError
 from rsi_hub.evaluate import genfacts
 from rsi_hub.evaluate.protocol import GENERATION_PROMPT
+from rsi_hub.shipped import resource_path
 
 # What lm-eval passes to `custom_dataset` (merged model_args and --metadata) that we remember for
 # the metrics: the tokenizer (from `tokenizer` or `pretrained`) and the generation limit.
@@ -44,15 +45,8 @@ _CONTEXT: dict[str, Any] = {}
 
 
 def tasks_dir() -> Path:
-    """The repository's `tasks/lm_eval/` folder (rsi-hub is installed editable from a checkout)."""
-    folder = Path(__file__).resolve().parents[2] / "tasks" / "lm_eval"
-    if not folder.is_dir():
-        raise EvaluationFileError(
-            f"{folder} not found: rsi-hub reads its lm-eval tasks from the checkout it is "
-            "installed from; install it with `pip install -e .` in a full clone.",
-            path=folder,
-        )
-    return folder
+    """The installed `tasks/lm_eval/` folder: lm-eval's `--include_path` (`rsi-hub tasks-path`)."""
+    return resource_path("lm_eval")
 
 
 def data_dir() -> Path:

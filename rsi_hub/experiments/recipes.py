@@ -68,9 +68,12 @@ def slurm_train_template() -> str:
     Sweep arms are trained by this very script (multi-node rendezvous, requeue, the
     `train finalize` job), with their arguments filled in, never by a second launcher.
     """
-    from rsi_hub.train.launch import checkout_root
+    from rsi_hub.errors import ShippedFileMissingError
+    from rsi_hub.shipped import shipped_file
 
-    path = checkout_root() / SLURM_TEMPLATE
-    if not path.is_file():
-        raise ExperimentFileError(f"train's Slurm template {path} is missing.", path=path)
-    return path.read_text()
+    try:
+        return shipped_file(SLURM_TEMPLATE).read_text()
+    except ShippedFileMissingError as err:
+        raise ExperimentFileError(
+            f"train's Slurm template is missing: {err}", path=err.path
+        ) from err

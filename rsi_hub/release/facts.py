@@ -111,10 +111,10 @@ class Facts:
 
 
 def facts_root() -> Path:
-    """The repository's `release/` folder (beside `templates/`)."""
-    from rsi_hub.chat import templates_dir
+    """The installed `release/` folder (the checkout's own folder in an editable install)."""
+    from rsi_hub.shipped import resource_path
 
-    return templates_dir().parent / "release"
+    return resource_path("release")
 
 
 def check_release_name(name: str) -> str:

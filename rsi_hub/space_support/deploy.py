@@ -1,8 +1,9 @@
 """Deploying the Gradio Space: `space/` plus the parts of rsi_hub the app imports, one commit.
 
 The Space repository gets `app.py`, `README.md` (Space front matter) and `requirements.txt` at
-its root, and beside them `rsi_hub/` (only the sub-packages the app imports) and `templates/`
-(the serving contract files `rsi_hub.chat` reads). `MODEL_ID` is set as a Space variable.
+its root, and beside them `rsi_hub/` (only the sub-packages the app imports) with the serving
+contract files `rsi_hub.chat` reads in `rsi_hub/resources/templates/`, where an installed
+package has them. `MODEL_ID` is set as a Space variable.
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from rsi_hub.errors import RsiHubError
+from rsi_hub.shipped import package_root, resource_path
 
 SPACE_FILES = ("app.py", "README.md", "requirements.txt")
 # What `space/app.py` imports, directly or not; the rest of the package stays out of the Space.
 PACKAGE_PARTS = (
-    "__init__.py", "py.typed", "errors.py", "hashing.py", "logs.py", "numbers.py", "chat",
-    "checker", "space_support",
+    "__init__.py", "py.typed", "errors.py", "hashing.py", "logs.py", "numbers.py", "shipped.py",
+    "chat", "checker", "space_support",
 )  # fmt: skip
 
 
@@ -30,28 +32,22 @@ class SpaceDeployment:
     files: dict[str, Path]
 
 
-def repo_root() -> Path:
-    """The checkout the package runs from (it holds `space/`, `rsi_hub/` and `templates/`)."""
-    return Path(__file__).resolve().parents[2]
-
-
-def space_files(root: Path | None = None) -> dict[str, Path]:
+def space_files() -> dict[str, Path]:
     """Every file of the Space, keyed by its path in the Space repository."""
-    root = root or repo_root()
-    missing = [n for n in SPACE_FILES if not (root / "space" / n).is_file()]
+    space = resource_path("space")
+    missing = [n for n in SPACE_FILES if not (space / n).is_file()]
     if missing:
-        raise RsiHubError(
-            f"{root / 'space'}: missing {', '.join(missing)}; deploy from a full checkout."
-        )
-    files = {name: root / "space" / name for name in SPACE_FILES}
+        raise RsiHubError(f"{space}: missing {', '.join(missing)}; reinstall rsi-hub.")
+    files = {name: space / name for name in SPACE_FILES}
+    package = package_root()
     for part in PACKAGE_PARTS:
-        path = root / "rsi_hub" / part
+        path = package / part
         sources = [path] if path.is_file() else sorted(path.rglob("*.py"))
         for source in sources:
-            files[source.relative_to(root).as_posix()] = source
-    for source in sorted((root / "templates").iterdir()):
+            files[f"rsi_hub/{source.relative_to(package).as_posix()}"] = source
+    for source in sorted(resource_path("templates").iterdir()):
         if source.is_file():
-            files[f"templates/{source.name}"] = source
+            files[f"rsi_hub/resources/templates/{source.name}"] = source
     return files
 
 

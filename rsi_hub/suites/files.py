@@ -25,6 +25,7 @@ from typing import Any
 
 from rsi_hub.checker import CheckError, validate_checks
 from rsi_hub.errors import SuiteFileError
+from rsi_hub.shipped import resource_path
 
 MANIFEST = "SHA256SUMS"
 PROMPT_SUITES: tuple[str, ...] = ("if818", "if263", "if3k", "ev4")
@@ -34,11 +35,11 @@ OPTIONAL_FIELDS: tuple[str, ...] = ("reference",)
 
 
 def data_dir() -> Path:
-    """Where the suite files live: $RSI_HUB_SUITES_DIR, else tasks/lm_eval/data in the repo."""
+    """Where the suite files live: $RSI_HUB_SUITES_DIR, else the shipped tasks/lm_eval/data."""
     override = os.environ.get("RSI_HUB_SUITES_DIR")
     if override:
         return Path(override)
-    return Path(__file__).resolve().parents[2] / "tasks" / "lm_eval" / "data"
+    return resource_path("lm_eval") / "data"
 
 
 def file_name(name: str) -> str:

@@ -15,7 +15,8 @@ from typing import Any
 import yaml
 
 from rsi_hub.data.mix import parse_mix
-from rsi_hub.data.sources import get_source, resource_path
+from rsi_hub.data.sources import get_source
+from rsi_hub.shipped import resource_path
 from rsi_hub.train.launch import accelerate_command, launch_config_path, missing_gpu_kernels
 from rsi_hub.train.packing import PACK_SHARD_ROWS
 from rsi_hub.train.recipes import TINY_MODEL, TrainRecipe

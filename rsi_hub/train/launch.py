@@ -15,7 +15,8 @@ import shlex
 import sys
 from pathlib import Path
 
-from rsi_hub.errors import MissingGpuExtraError, RecipeError
+from rsi_hub.errors import MissingGpuExtraError, RecipeError, ShippedFileMissingError
+from rsi_hub.shipped import shipped_file
 from rsi_hub.train.recipes import TrainRecipe
 
 # Module -> pip distribution of the `gpu` extra needed by packed training.
@@ -52,26 +53,23 @@ def require_packing_support(recipe: TrainRecipe) -> None:
         )
 
 
-def checkout_root() -> Path:
-    """The checkout this package runs from (launch configs live in its `launch/` folder)."""
-    return Path(__file__).resolve().parents[2]
-
-
 def launch_config_path(recipe: TrainRecipe) -> Path | None:
-    """The recipe's accelerate config file, resolved against the working folder or the checkout.
+    """The recipe's accelerate config file: in the working folder, else the shipped `launch/`.
 
     Raises:
         RecipeError: the file does not exist.
     """
     if not recipe.launch_config:
         return None
-    for base in (Path.cwd(), checkout_root()):
-        candidate = base / recipe.launch_config
-        if candidate.is_file():
-            return candidate
-    raise RecipeError(
-        f"launch_config {recipe.launch_config!r} not found (looked in {Path.cwd()} and {checkout_root()})"
-    )
+    candidate = Path.cwd() / recipe.launch_config
+    if candidate.is_file():
+        return candidate
+    try:
+        return shipped_file(recipe.launch_config)
+    except ShippedFileMissingError as err:
+        raise RecipeError(
+            f"launch_config {recipe.launch_config!r} not found in {Path.cwd()} nor shipped ({err})"
+        ) from err
 
 
 def under_launcher() -> bool:
