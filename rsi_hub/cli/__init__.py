@@ -27,6 +27,7 @@ COMMAND_MODULES: list[str] = [
     "eval",
     "compare",
     "failures",
+    "power",
     "soup",
     "prompt_search",
     "sweep",
