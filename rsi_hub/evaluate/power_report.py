@@ -202,8 +202,8 @@ def format_power(report: PowerReport) -> str:
     sigmas = report.sigmas()
     if sigmas is not None:
         lines.append(
-            f"noise with no gain: σ of B - A = {sigmas[0]:.1f} prompts (paired); "
-            f"σ of one run = {sigmas[1]:.1f} (the card's unpaired figure)"
+            f"noise with no gain: σ of B - A = {sigmas[0]:.1f} prompts under this model; "
+            f"σ of one run's pass count = {sigmas[1]:.1f} (the card's figure)"
         )
     rows: list[tuple[str, list[str]]] = []
     if report.min_gain:
