@@ -28,6 +28,7 @@ COMMAND_MODULES: list[str] = [
     "tasks_path",
     "compare",
     "failures",
+    "power",
     "soup",
     "prompt_search",
     "sweep",

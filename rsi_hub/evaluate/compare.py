@@ -192,7 +192,7 @@ def decide(comparison: Comparison, rule: AcceptanceRule, primary_limited: bool) 
     failed = [g for g in c.guards if g.status == "fail"]
     missing = [g for g in c.guards if g.status == "missing"]
     gain = c.b_only - c.a_only
-    significant = gain > 0 and c.mcnemar_p < rule.alpha
+    significant = stats.gain_is_significant(c.a_only, c.b_only, rule.alpha)
     if failed:
         listed = "; ".join(f"{g.label} {g.value:g} < {g.threshold:g}" for g in failed)
         c.accepted = False

@@ -46,9 +46,24 @@ def mcnemar_exact_p(a_only: int, b_only: int) -> float:
     if n == 0:
         return 1.0
     k = min(a_only, b_only)
-    tail = sum(math.comb(n, i) for i in range(k + 1))
-    # Exact rational until the last step: 2 * tail / 2**n.
+    return doubled_tail_p(sum(math.comb(n, i) for i in range(k + 1)), n)
+
+
+def doubled_tail_p(tail: int, n: int) -> float:
+    """The two-sided p-value `min(1, 2 * tail / 2**n)` of a lower tail of Binomial(n, 1/2).
+
+    `tail` is the integer sum of binomial coefficients C(n, 0) + ... + C(n, k). Exact rational
+    until the one rounding of the final division (Python divides big integers correctly
+    rounded). `mcnemar_exact_p` and the power calculator's critical values both use it, so the
+    two cannot disagree on a borderline table.
+    """
     return min(1.0, (2 * tail) / (1 << n))
+
+
+def gain_is_significant(a_only: int, b_only: int, alpha: float) -> bool:
+    """The paired half of the acceptance rule: B-only wins outnumber A-only wins and the exact
+    McNemar p-value is below `alpha` (two-sided)."""
+    return b_only > a_only and mcnemar_exact_p(a_only, b_only) < alpha
 
 
 def paired_bootstrap_ci(
