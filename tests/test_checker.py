@@ -561,7 +561,6 @@ NUMBERS: list[Case] = [
     ("", {"type": "number_eq", "value": 0}, False, "expected 0, found no number"),
     ("The answer is (C).", {"type": "choice", "answer": "C"}, True, ""),
     ("**Answer:** b", {"type": "choice", "answer": "B"}, False, None),  # capitals only
-    ("Answer: B", {"type": "choice", "answer": "b"}, True, ""),  # constraint in any case
     ("I think it is B", {"type": "choice", "answer": "B"}, True, ""),  # skips "I"
     ("A cat sat. So D", {"type": "choice", "answer": "D"}, True, ""),
     ("**B**", {"type": "choice", "answer": "B"}, True, ""),
@@ -794,6 +793,7 @@ BAD: list[tuple[object, str]] = [
     ([{"type": "choice", "answer": "ı"}], "must be a single option letter A-Z"),  # "I"
     ([{"type": "choice", "answer": "ſ"}], "must be a single option letter A-Z"),  # "S"
     ([{"type": "choice", "answer": "1"}], "must be a single option letter A-Z"),
+    ([{"type": "choice", "answer": "b"}], "must be a single option letter A-Z"),  # capitals only
     ([{"type": "regex", "pattern": "("}], "must be an RE2 regular expression"),
     ([{"type": "regex", "pattern": r"(a)\1"}], "backreferences such as \\1 are not supported"),
     ([{"type": "regex", "pattern": r"(?P<n>a)(?P=n)"}], "named backreferences (?P=name) are not"),

@@ -77,7 +77,7 @@ def constraint_strategy(kind: str) -> st.SearchStrategy[dict]:
             },
             optional={"tol": st.floats(min_value=0, max_value=10)},
         ),
-        "choice": st.fixed_dictionaries({"answer": st.sampled_from("ABCDEabcde")}),
+        "choice": st.fixed_dictionaries({"answer": st.sampled_from("ABCDE")}),
         "regex": st.fixed_dictionaries({"pattern": st.sampled_from(PATTERNS)}),
         "contains_any": st.fixed_dictionaries(
             {"texts": st.lists(st.text(max_size=8), min_size=1, max_size=3)},

@@ -206,9 +206,9 @@ def final_choice(t: str) -> str | None:
     "choice", Param("answer", "letter", example="B"), summary="the final option letter is answer"
 )
 def choice(ctx: Context, c: Mapping[str, Any]) -> tuple[bool, str, dict[str, Any] | None]:
-    """Passes when the response's final option letter (see `final_choice`) is `answer` (any case
-    in the constraint)."""
-    want = c["answer"].upper()
+    """Passes when the response's final option letter (see `final_choice`) is `answer`, one
+    capital A-Z (checked before judging)."""
+    want = c["answer"]
     got = ctx.memo("choice", lambda: final_choice(ctx.t[-20000:]))
     if got == want:
         return _PASS

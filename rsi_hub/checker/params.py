@@ -70,10 +70,11 @@ def _str_list(v: Any) -> str | None:
 
 
 def _letter(v: Any) -> str | None:
-    # ASCII only: `"ß".upper()` is "SS" and `"ı".upper()` is "I", which are no option letters.
-    if type(v) is str and len(v) == 1 and v.isascii() and v.isalpha():
+    # Spec 1.1: one capital A-Z, nothing else. Case-folding is refused outright because
+    # `"ß".upper()` is "SS" and `"ı".upper()` is "I", which are no option letters.
+    if type(v) is str and len(v) == 1 and "A" <= v <= "Z":
         return None
-    return "a single option letter A-Z"
+    return "a single option letter A-Z (a capital)"
 
 
 def _identifier(v: Any) -> str | None:
