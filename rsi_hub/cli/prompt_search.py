@@ -49,11 +49,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rsi_hub.errors import RsiHubError
+    from rsi_hub.evaluate.config import EvalConfig
     from rsi_hub.experiments.prompts import format_prompt_table, load_candidates, run_prompt_search
 
-    if args.limit is not None and args.limit < 1:
-        raise RsiHubError("--limit must be at least 1")
+    # Fail before loading candidates, through the one place eval options are checked.
+    EvalConfig(run=args.run, suite=args.suite, limit=args.limit)
     rows = run_prompt_search(
         args.run,
         load_candidates(args.candidates),

@@ -22,7 +22,7 @@ from typing import Any
 
 from rsi_hub import rundir
 from rsi_hub.crashpoint import crash_point
-from rsi_hub.errors import RsiHubError
+from rsi_hub.errors import EvaluationError, EvaluationFileError
 from rsi_hub.rundir import EVAL_DIR, META_FILE, RESULTS_FILE, EvalMeta, dumps
 from rsi_hub.staging import fresh_staging_dir, swap_in
 
@@ -73,7 +73,8 @@ class SuiteRecord:
         """The metrics of one task (or group), without lm-eval's `,none` filter suffix."""
         table = self.results.get("results", {}).get(task)
         if table is None:
-            raise RsiHubError(f"{rundir.results_path(self.folder)}: no results for task {task!r}")
+            path = rundir.results_path(self.folder)
+            raise EvaluationError(f"{path}: no results for task {task!r}", path=path)
         return {key.split(",")[0]: value for key, value in table.items() if "," in key}
 
     def sample_files(self) -> list[Path]:
@@ -96,11 +97,14 @@ def read_suite_dir(run: str | Path, suite: str) -> SuiteRecord:
     """Read `RUN/eval/<suite>/`.
 
     Raises:
-        RsiHubError: the folder or one of its files is missing (run `rsi-hub eval` first).
+        EvaluationFileError: the folder is missing; RunDirError / RunFileMissingError: one of
+            its files is missing or malformed (run `rsi-hub eval` first).
     """
     folder = suite_dir(run, suite)
     if not folder.is_dir():
-        raise RsiHubError(f"{folder} not found: run `rsi-hub eval {run} --suite {suite}` first.")
+        raise EvaluationFileError(
+            f"{folder} not found: run `rsi-hub eval {run} --suite {suite}` first.", path=folder
+        )
     again = f"regenerate it: run `rsi-hub eval {run} --suite {suite}` again"
     results = rundir.read_json_object(rundir.results_path(folder), regenerate=again)
     return SuiteRecord(folder, results, EvalMeta.read(folder))

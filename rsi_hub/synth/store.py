@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from rsi_hub.crashpoint import crash_point
-from rsi_hub.errors import RsiHubError
+from rsi_hub.errors import SynthFileError
 from rsi_hub.rundir import PROVENANCE_FILE, write_json_atomic
 from rsi_hub.rundir import SYNTH_RUN_FILE as RUN_FILE
 
@@ -109,17 +109,19 @@ class RunStore:
                     changed = sorted(
                         k for k in {*stored, *run_config} if stored.get(k) != run_config.get(k)
                     )
-                    raise RsiHubError(
+                    raise SynthFileError(
                         f"{self.out_dir} holds a run with other settings ({', '.join(changed)}): "
                         "resume with the same settings, choose another --out, or pass --force "
-                        "to start over."
+                        "to start over.",
+                        path=self.out_dir,
                     )
                 self._discard()
         elif self.data_path.exists() or self.ledger_path.exists():
             if not force:
-                raise RsiHubError(
+                raise SynthFileError(
                     f"{self.out_dir} holds synthesis files but no {RUN_FILE}: choose another "
-                    "--out or pass --force to start over."
+                    "--out or pass --force to start over.",
+                    path=self.out_dir,
                 )
             self._discard()
         if not self.run_path.exists():

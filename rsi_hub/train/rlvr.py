@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from rsi_hub.chat import served_messages
-from rsi_hub.errors import RsiHubError
+from rsi_hub.errors import PromptError
 from rsi_hub.hashing import sha256_file, weights_sha256
 from rsi_hub.suites.prompts import PoolPrompt, prompt_ids_sha256, select_prompts, validate_prompts
 from rsi_hub.train.recipes import RlvrRecipe
@@ -68,12 +68,12 @@ def select_rlvr_prompts(recipe: RlvrRecipe) -> list[PoolPrompt]:
     """The recipe's prompts: eligible pool prompts (or a prompt file's), the first `limit`.
 
     Raises:
-        RsiHubError: no eligible prompt, or a prompt the checker cannot judge.
+        PromptError: no eligible prompt, or a prompt the checker cannot judge.
     """
     prompts_file = None if recipe.prompts == "pool" else recipe.prompts
     prompts = select_prompts(prompts_file, recipe.limit)
     if not prompts:
-        raise RsiHubError("no eligible prompts for RLVR (the pool or prompt file is empty).")
+        raise PromptError("no eligible prompts for RLVR (the pool or prompt file is empty).")
     validate_prompts(prompts)  # a malformed check must not crash the reward mid-training
     return prompts
 
