@@ -132,3 +132,25 @@ def test_experiment_errors_per_kind(tmp_path: Path) -> None:
     with pytest.raises(RuntimeError, match="not a job id") as failed:
         _parse_job_id("sbatch: error: invalid partition")
     assert isinstance(failed.value, ExperimentError)
+
+
+def test_prompt_search_checks_limit_where_eval_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Refused before the candidates are read (the folder does not exist), with EvalConfig's words.
+    argv = ["prompt-search", str(tmp_path), "--candidates", str(tmp_path / "none"), "--limit", "0"]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == (
+        "rsi-hub prompt-search: error: --limit must be at least 1, got 0.\n"
+    )
+
+
+def test_synth_store_refuses_other_settings_with_a_file_error(tmp_path: Path) -> None:
+    from rsi_hub.synth.store import RunStore
+
+    first = RunStore(tmp_path)
+    first.open({"k": 1}, rejudge=dict)
+    first.close()
+    with pytest.raises(OSError, match="holds a run with other settings") as err:
+        RunStore(tmp_path).open({"k": 2}, rejudge=dict)
+    assert isinstance(err.value, SynthFileError) and err.value.path == tmp_path
