@@ -19,7 +19,7 @@ token, so each of its answers runs to 2,048 tokens: its evaluation dominates the
 a full run (`--init-limit` scores it on fewer prompts; compare then pairs the common ones).
 Run by hand:
 
-    python tests/bench/bench_replicate.py [--out runs/nano] [--examples 3200] [--limit 200]
+    python tests/bench/bench_replicate.py [--out runs/nano] [--examples 4800] [--limit 200]
         [--init-limit 100] [--set max_steps=200 --set learning_rate=3e-3]
 """
 
@@ -79,19 +79,21 @@ def scores(run: Path) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", default="runs/nano", help="folder for every stage's output")
-    parser.add_argument("--examples", type=int, default=3200, help="teacher rows trained on")
+    parser.add_argument("--examples", type=int, default=4800, help="teacher rows trained on")
     parser.add_argument("--limit", type=int, default=None, help="IF-818 prompts (default all)")
     parser.add_argument("--init-limit", type=int, default=None, help="IF-818 prompts for init")
     parser.add_argument("--seed", type=int, default=0, help="init, data sample and trainer seed")
     parser.add_argument("--set", action="append", default=[], help="recipe KEY=VALUE override")
     parser.add_argument("--max-length", type=int, default=512, help="prep: drop longer rows")
+    parser.add_argument("--eval-batch-size", default="32", help="rsi-hub eval --batch-size")
     args = parser.parse_args()
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     log = out / "bench.log"
     teacher, init, data, round0 = out / "teacher", out / "init", out / "data", out / "round0"
-    limit = [] if args.limit is None else ["--limit", str(args.limit)]
+    batch = ["--batch-size", args.eval_batch_size]
+    limit = [*batch] if args.limit is None else [*batch, "--limit", str(args.limit)]
     init_limit = args.init_limit or args.limit
     times: dict[str, float] = {}
     times["teacher"] = rsi_hub(
@@ -111,7 +113,7 @@ def main() -> None:
         f"output_dir={round0}", f"seed={args.seed}", f"max_length={args.max_length}", *args.set,
         log=log,
     )  # fmt: skip
-    init_args = [] if init_limit is None else ["--limit", str(init_limit)]
+    init_args = [*batch] if init_limit is None else [*batch, "--limit", str(init_limit)]
     times["eval init"] = rsi_hub("eval", str(init), "--suite", "if818", *init_args, log=log)
     times["eval round0"] = rsi_hub("eval", str(round0), "--suite", "if818", *limit, log=log)
     compare = subprocess.run(
@@ -132,7 +134,7 @@ def main() -> None:
     base = max(before["prompt"], 1 / before["n"])  # a 0 % baseline counts as one pass
     print(f"ratio round 0 / untrained (prompt-level): {after['prompt'] / base:.1f}x")
     print("per check type, round 0 (passing/carrying):", json.dumps(after["by_type"]))
-    print(compare.stdout.strip().splitlines()[-1] if compare.stdout.strip() else compare.stderr)
+    print(compare.stdout.strip() or compare.stderr.strip())
 
 
 if __name__ == "__main__":
