@@ -29,6 +29,18 @@ from rsi_hub.staging import fresh_staging_dir, refuse_non_empty, swap_in
 TINY_VOCAB_SIZE = 1024
 # Mamba, MoE, attention, MoE: each block kind of the base model, in its interleaving style.
 TINY_LAYERS = ["linear_attention", "moe", "full_attention", "moe"]
+# The CPU replication's model (`model: nano`): wider, with attention first and twice, because
+# copy-type checks (startswith, contains, word_times) need to look a phrase up in the prompt,
+# and one Mamba layer only (its CPU fallback costs about 3x an attention layer).
+NANO_LAYERS = ["full_attention", "moe", "linear_attention", "moe", "full_attention", "moe"]
+# Shape of each random-init size: hidden width, layer kinds, attention heads, and its tokenizer:
+# vocabulary size and how many generation-pool prompts (besides the shipped corpus and k0) it
+# learns merges from. More merges make k0 and the prompts fewer tokens, for training and serving
+# alike; the pool excludes every holdout prompt.
+SIZES: dict[str, dict[str, Any]] = {
+    "tiny": {"hidden_size": 64, "layers": TINY_LAYERS, "heads": 4, "vocab": 1024, "pool": 0},
+    "nano": {"hidden_size": 256, "layers": NANO_LAYERS, "heads": 8, "vocab": 4096, "pool": 4000},
+}
 
 
 def _special_tokens_in_id_order() -> list[str]:
@@ -38,18 +50,36 @@ def _special_tokens_in_id_order() -> list[str]:
     return [by_id[i] for i in range(len(by_id))]
 
 
-def build_tiny_tokenizer() -> Any:
-    """Train the tiny byte-level BPE tokenizer on the shipped corpus; special tokens at real ids."""
+def _pool_lines(n: int) -> list[str]:
+    """The first `n` eligible generation-pool prompts and the filler words answers are made of."""
+    if n == 0:
+        return []
+    from rsi_hub.suites.phrasings import FILLER_CLAUSES
+    from rsi_hub.suites.prompts import select_prompts
+
+    # k0 once per prompt, as every served conversation carries it: its merges then weigh what
+    # they weigh in training and serving.
+    k0 = load_system_prompt()
+    return [line for p in select_prompts(None, n) for line in (k0, p.prompt)] + [*FILLER_CLAUSES]
+
+
+def build_tiny_tokenizer(size: str = "tiny") -> Any:
+    """Train the byte-level BPE tokenizer of a size (`SIZES`); special tokens at real ids.
+
+    `tiny` learns from the shipped corpus and k0 only; `nano` also from pool prompts.
+    """
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
+    shape = _size(size)
     corpus = resource_path("tiny_corpus.txt").read_text("utf-8")
     lines = [*corpus.splitlines(), load_system_prompt(), "user assistant system"]
+    lines += _pool_lines(int(shape["pool"]))
     tokenizer = Tokenizer(models.BPE(unk_token=UNK_TOKEN))
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tokenizer.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
-        vocab_size=TINY_VOCAB_SIZE,
+        vocab_size=int(shape["vocab"]),
         special_tokens=_special_tokens_in_id_order(),
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         show_progress=False,
@@ -64,29 +94,34 @@ def build_tiny_tokenizer() -> Any:
     )
 
 
-def tiny_config(vocab_size: int) -> Any:
-    """The `NemotronHConfig` of the tiny checkpoint (a few hundred thousand parameters)."""
+def tiny_config(vocab_size: int, size: str = "tiny") -> Any:
+    """The `NemotronHConfig` of a random-init size (`SIZES`): every width follows `hidden_size`.
+
+    `tiny` has a few hundred thousand parameters, `nano` a few million.
+    """
     from transformers import NemotronHConfig
 
+    shape = _size(size)
+    width, heads = int(shape["hidden_size"]), int(shape["heads"])
     return NemotronHConfig(
         vocab_size=vocab_size,
-        hidden_size=64,
-        layers_block_type=list(TINY_LAYERS),
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        head_dim=16,
+        hidden_size=width,
+        layers_block_type=list(shape["layers"]),
+        num_attention_heads=heads,
+        num_key_value_heads=max(1, heads // 2),
+        head_dim=16 if size == "tiny" else width // heads,
         max_position_embeddings=8192,
-        intermediate_size=128,
+        intermediate_size=2 * width,
         ssm_state_size=16,
-        mamba_num_heads=4,
-        mamba_head_dim=32,
+        mamba_num_heads=4 if size == "tiny" else width // 32,
+        mamba_head_dim=32 if size == "tiny" else 64,
         n_groups=1,
-        chunk_size=32,
+        chunk_size=32 if size == "tiny" else 64,
         n_routed_experts=4,
         num_experts_per_tok=2,
         n_shared_experts=1,
-        moe_intermediate_size=64,
-        moe_shared_expert_intermediate_size=64,
+        moe_intermediate_size=width,
+        moe_shared_expert_intermediate_size=width,
         pad_token_id=SPECIAL_TOKEN_IDS[PAD_TOKEN],
         bos_token_id=SPECIAL_TOKEN_IDS[BOS_TOKEN],
         eos_token_id=list(STOP_TOKEN_IDS),
@@ -94,8 +129,16 @@ def tiny_config(vocab_size: int) -> Any:
     )
 
 
-def build_tiny(out_dir: str | Path, *, seed: int = 0, force: bool = False) -> Path:
-    """Build the tiny checkpoint into `out_dir` as a run directory and return its path.
+def _size(size: str) -> dict[str, Any]:
+    if size not in SIZES:
+        raise ValueError(f"unknown random-init size {size!r}; choose one of {', '.join(SIZES)}.")
+    return SIZES[size]
+
+
+def build_tiny(
+    out_dir: str | Path, *, seed: int = 0, force: bool = False, size: str = "tiny"
+) -> Path:
+    """Build a random-init checkpoint into `out_dir` as a run directory and return its path.
 
     The same seed gives the same bytes. Takes seconds on a CPU.
 
@@ -103,6 +146,7 @@ def build_tiny(out_dir: str | Path, *, seed: int = 0, force: bool = False) -> Pa
         out_dir: where to write; created if missing.
         seed: seeds the random initialisation of the weights.
         force: replace the contents of a non-empty `out_dir`.
+        size: `tiny` (the embedded default) or `nano` (the CPU replication's model); see `SIZES`.
 
     Raises:
         OutputDirNotEmptyError: `out_dir` holds files and `force` is false.
@@ -110,19 +154,22 @@ def build_tiny(out_dir: str | Path, *, seed: int = 0, force: bool = False) -> Pa
     import torch
     from transformers import NemotronHForCausalLM
 
+    shape = _size(size)
     out = Path(out_dir)
     refuse_non_empty(out, force=force)
     staging = fresh_staging_dir(out, "building")
 
-    tokenizer = build_tiny_tokenizer()
-    config = tiny_config(len(tokenizer))
+    tokenizer = build_tiny_tokenizer(size)
+    config = tiny_config(len(tokenizer), size)
     torch.manual_seed(seed)
     model = NemotronHForCausalLM(config)
     model.save_pretrained(staging)
     tokenizer.save_pretrained(staging)
     write_serving_files(staging)
     TrainingEvidence(
-        kind="tiny random-init checkpoint (the embedded default); never trained",
+        kind=f"{size} random-init checkpoint"
+        + (" (the embedded default)" if size == "tiny" else "")
+        + "; never trained",
         base_model=None,
         seed=seed,
         optimizer_steps=0,
@@ -130,7 +177,8 @@ def build_tiny(out_dir: str | Path, *, seed: int = 0, force: bool = False) -> Pa
         extra={
             "note": "Random weights for testing code paths on a CPU; its outputs are meaningless.",
             "model_type": config.model_type,
-            "layers_block_type": list(TINY_LAYERS),
+            "size": size,
+            "layers_block_type": list(shape["layers"]),
             "parameters": sum(p.numel() for p in model.parameters()),
             "vocab_size": len(tokenizer),
         },

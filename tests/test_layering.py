@@ -27,7 +27,7 @@ ALLOWED: dict[str, set[str]] = {
     "suites": {"checker"},
     "data": {"chat", "suites"},
     # `rsi-hub tiny`'s checkpoint builder: the embedded default a recipe may start from.
-    "tiny": {"chat"},
+    "tiny": {"chat", "suites"},
     "train": {"data", "chat", "checker", "suites", "tiny"},
     "synth": {"checker", "suites", "chat"},
     "evaluate": {"checker", "suites", "chat"},

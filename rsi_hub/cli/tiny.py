@@ -21,6 +21,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--seed", type=int, default=0, help="weight initialisation seed (default 0)"
     )
     parser.add_argument(
+        "--size",
+        choices=("tiny", "nano"),
+        default="tiny",
+        help="tiny: the embedded default (default); nano: the CPU replication's model "
+        "(width 256, 3 attention/Mamba layers, 3 MoE, a 4,096-token vocabulary)",
+    )
+    parser.add_argument(
         "--force", action="store_true", help="replace OUT_DIR if it already holds files"
     )
     parser.set_defaults(func=run)
@@ -29,6 +36,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from rsi_hub.tiny import build_tiny
 
-    out = build_tiny(args.out_dir, seed=args.seed, force=args.force)
-    print(f"tiny nemotron_h checkpoint written to {out}")
+    out = build_tiny(args.out_dir, seed=args.seed, force=args.force, size=args.size)
+    print(f"{args.size} nemotron_h checkpoint written to {out}")
     return 0

@@ -4,19 +4,25 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from rsi_hub.errors import SynthError, SynthFileError, SynthInputError
 from rsi_hub.hashing import weights_sha256
 from rsi_hub.rundir import SynthProvenance
 from rsi_hub.suites.prompts import Eligible, select_prompts
-from rsi_hub.synth.backends import GenerationBackend, make_backend
+from rsi_hub.synth.backends import (
+    REFERENCE_TEACHER,
+    GenerationBackend,
+    make_backend,
+    teacher_sha256,
+)
 from rsi_hub.synth.config import SynthConfig
 from rsi_hub.synth.filter import Judge
 from rsi_hub.synth.pool import audit_data
 from rsi_hub.synth.provenance import Audit
 from rsi_hub.synth.run import SynthSpec, run_synthesis
 
-DEFAULT_BATCH_SIZE = {"hf": 16, "vllm": 1024}
+DEFAULT_BATCH_SIZE = {"hf": 16, "vllm": 1024, "reference": 1024}
 
 
 class ContaminationError(SynthError):
@@ -53,14 +59,20 @@ def synthesize(
         ContaminationError: the audit found holdout prompts in the data (provenance is still
             written, so the report can be read).
     """
-    out_dir, prompts_file, check_types = config.out, config.prompts_file, config.check_types
     sampling = config.sampling
-    prompts = select_prompts(prompts_file, config.limit, eligible, check_types=list(check_types))
+    prompts = select_prompts(
+        config.prompts_file, config.limit, eligible, check_types=list(config.check_types)
+    )
     if not prompts:
         raise SynthInputError(
             "no eligible prompts: the pool (or --prompts file) is empty after filtering.",
             field="prompts_file",
         )
+    if config.backend == "reference":
+        # The teacher is code: provenance names it and binds the data to its source's sha256.
+        model_name, model_sha = REFERENCE_TEACHER, teacher_sha256()
+        generator = generator or make_backend("reference", config.model, sampling, prompts=prompts)
+        return _run(config, prompts, generator, model_name, model_sha, audit, judge, progress)
     model_path = Path(config.model)
     if not model_path.is_dir():
         raise SynthFileError(
@@ -75,12 +87,36 @@ def synthesize(
             sampling,
             tensor_parallel_size=config.tensor_parallel_size,
         )
+    return _run(
+        config,
+        prompts,
+        generator,
+        str(model_path),
+        weights_sha256(model_path),
+        audit,
+        judge,
+        progress,
+    )
+
+
+def _run(
+    config: SynthConfig,
+    prompts: list[Any],
+    generator: GenerationBackend,
+    model: str,
+    model_sha256: str,
+    audit: Audit | None,
+    judge: Judge | None,
+    progress: Callable[[int, int], None] | None,
+) -> SynthProvenance:
+    """Run the synthesis with a built backend; refuse data the holdout audit flags."""
+    out_dir, prompts_file, check_types = config.out, config.prompts_file, config.check_types
     spec = SynthSpec(
         mode=config.mode,
-        model=str(model_path),
-        weights_sha256=weights_sha256(model_path),
+        model=model,
+        weights_sha256=model_sha256,
         backend=generator.name,
-        sampling=sampling,
+        sampling=config.sampling,
         k=config.k,
         prompt_source=str(prompts_file) if prompts_file else "pool",
         check_types=check_types,

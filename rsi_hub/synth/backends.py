@@ -3,7 +3,9 @@
 `hf` runs `model.generate` (any machine, the tiny checkpoint on a CPU); `vllm` runs vLLM's
 offline `LLM.generate` (GPU machines, the 30B model). Both render every conversation with
 `rsi_hub.chat.render` and tokenize it without adding special tokens, so the model sees exactly
-the served token sequence, and both stop on the served stop ids.
+the served token sequence, and both stop on the served stop ids. `reference` is a teacher, not a
+checkpoint: the suites' rule-based reference responder answers each prompt from its checks
+(round 0 of the CPU replication trains on its checker-verified answers).
 """
 
 from __future__ import annotations
@@ -16,9 +18,14 @@ from typing import Any, Protocol
 
 from rsi_hub.chat import STOP_TOKEN_IDS, render
 from rsi_hub.errors import SynthError, SynthInputError
+from rsi_hub.suites.prompts import PoolPrompt
 
 Message = dict[str, Any]
-BACKENDS = ("hf", "vllm")
+BACKENDS = ("hf", "vllm", "reference")
+# The `--model` value of the reference backend: it has no checkpoint, the teacher is code.
+REFERENCE_MODEL = "reference"
+# What provenance records as the model of reference-backend data.
+REFERENCE_TEACHER = "rsi_hub.suites.responder.reference_response"
 
 
 @dataclass(frozen=True)
@@ -230,13 +237,58 @@ def vllm_generation(completion: Any) -> Generation:
     )
 
 
-def make_backend(
-    name: str, model_path: str | Path, sampling: SamplingSettings, *, tensor_parallel_size: int = 1
-) -> Any:
-    """The backend called `name` (`hf` or `vllm`) for `model_path`.
+class ReferenceBackend:
+    """The suites' reference responder as a teacher: one rule-built answer per prompt.
 
-    `tensor_parallel_size` spreads one vLLM engine over that many GPUs (hf ignores it).
+    It reads each prompt's checks (never the checker), so synth's checker filter still decides
+    what is kept. The answer is deterministic: sampling settings do not apply and K must be 1.
     """
+
+    name = "reference"
+
+    def __init__(self, prompts: Sequence[PoolPrompt]) -> None:
+        self.prompts = {str(p.id): p for p in prompts}
+
+    def generate(self, requests: Sequence[GenerationRequest]) -> list[Generation]:
+        """The reference response of each request's prompt (looked up by prompt id)."""
+        from rsi_hub.suites.responder import reference_response
+
+        out = []
+        for request in requests:
+            prompt = self.prompts.get(str(request.prompt_id))
+            if prompt is None:
+                raise SynthError(
+                    f"reference backend: prompt {request.prompt_id!r} is not among the "
+                    "prompts it was built with."
+                )
+            text = reference_response({"prompt": prompt.prompt, "checks": list(prompt.checks)})
+            out.append(Generation(text, False, 0))
+        return out
+
+
+def teacher_sha256() -> str:
+    """sha256 of the reference responder's source: binds teacher data to the code that wrote it."""
+    from rsi_hub.hashing import sha256_file
+    from rsi_hub.suites import responder
+
+    return sha256_file(Path(responder.__file__))
+
+
+def make_backend(
+    name: str,
+    model_path: str | Path,
+    sampling: SamplingSettings,
+    *,
+    tensor_parallel_size: int = 1,
+    prompts: Sequence[PoolPrompt] = (),
+) -> Any:
+    """The backend called `name` (`hf`, `vllm` or `reference`) for `model_path`.
+
+    `tensor_parallel_size` spreads one vLLM engine over that many GPUs (hf ignores it);
+    `prompts` are the prompts the reference teacher answers (the others ignore them).
+    """
+    if name == "reference":
+        return ReferenceBackend(prompts)
     if name == "hf":
         return HFBackend(model_path, sampling)
     if name == "vllm":

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Literal
 
 from rsi_hub.errors import SynthInputError
-from rsi_hub.synth.backends import SamplingSettings
+from rsi_hub.synth.backends import REFERENCE_MODEL, SamplingSettings
 from rsi_hub.synth.filter import MODES
 
 
@@ -26,11 +26,22 @@ class SynthConfig:
     mode: str = field(
         metadata={"cli": False, "help": "lensyn (scaffolded) or rft (rejection sampling)"}
     )
-    model: str | Path = field(metadata={"metavar": "RUN", "help": "checkpoint folder"})
+    model: str | Path = field(
+        metadata={
+            "metavar": "RUN",
+            "help": f"checkpoint folder (`{REFERENCE_MODEL}` with --backend reference)",
+        }
+    )
     out: str | Path = field(metadata={"metavar": "DIR", "help": "output folder (resumable)"})
     k: int = field(default=4, metadata={"help": "samples per prompt"})
     limit: int | None = field(default=None, metadata={"help": "first N eligible prompts only"})
-    backend: Literal["hf", "vllm"] = field(default="hf", metadata={"help": "generation backend"})
+    backend: Literal["hf", "vllm", "reference"] = field(
+        default="hf",
+        metadata={
+            "help": "generation backend; `reference` is the teacher: the suites' rule-based "
+            "reference responder (rft mode, --model reference --k 1)"
+        },
+    )
     prompts_file: str | Path | None = field(
         default=None,
         metadata={
@@ -90,8 +101,31 @@ class SynthConfig:
                 f"--temperature must be 0 (greedy) or more, got {self.temperature}.",
                 field="temperature",
             )
+        if self.backend == "reference":
+            self._check_reference()
         if not 0 < self.top_p <= 1:
             raise SynthInputError(f"--top-p must be in (0, 1], got {self.top_p}.", field="top_p")
+
+    def _check_reference(self) -> None:
+        # The teacher answers from the checks in the served conversation: lensyn's scaffold and
+        # K > 1 (K identical answers) would only make duplicates.
+        if self.mode != "rft":
+            raise SynthInputError(
+                f"--backend reference writes served replies: use `rsi-hub synth rft`, not "
+                f"{self.mode}.",
+                field="backend",
+            )
+        if str(self.model) != REFERENCE_MODEL:
+            raise SynthInputError(
+                f"--backend reference has no checkpoint: pass --model {REFERENCE_MODEL}, "
+                f"got {self.model!r}.",
+                field="model",
+            )
+        if self.k != 1:
+            raise SynthInputError(
+                f"--backend reference answers each prompt one way: pass --k 1, got {self.k}.",
+                field="k",
+            )
 
     @property
     def sampling(self) -> SamplingSettings:

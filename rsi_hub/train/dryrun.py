@@ -19,7 +19,7 @@ from rsi_hub.data.sources import get_source
 from rsi_hub.shipped import resource_path
 from rsi_hub.train.launch import accelerate_command, launch_config_path, missing_gpu_kernels
 from rsi_hub.train.packing import PACK_SHARD_ROWS
-from rsi_hub.train.recipes import TINY_MODEL, TrainRecipe
+from rsi_hub.train.recipes import RANDOM_INIT_MODELS, TrainRecipe
 from rsi_hub.train.run import CHECKPOINTS_DIR, DATA_DIR, _hyperparameters, trl_arguments, trl_config
 
 
@@ -123,8 +123,8 @@ def describe(recipe: TrainRecipe, argv: list[str] | None = None) -> dict[str, An
             "run_dir": str(run_dir),
             "checkpoints": str(checkpoints),
             "data": data,
-            "model": f"{run_dir / 'base'} (tiny checkpoint built at launch)"
-            if recipe.model == TINY_MODEL
+            "model": f"{run_dir / 'base'} ({recipe.model} checkpoint built at launch)"
+            if recipe.model in RANDOM_INIT_MODELS
             else recipe.model,
             "trainer": trainer[recipe.trainer],
             "optimizer": (

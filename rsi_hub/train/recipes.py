@@ -29,6 +29,8 @@ LR_SCHEDULERS = ("cosine_with_min_lr", "cosine", "linear", "constant", "constant
 DTYPES = ("bfloat16", "float32")
 # The model value that builds the tiny random-init checkpoint into `<output_dir>/base`.
 TINY_MODEL = "tiny"
+# Model values that build a random-init checkpoint of that size (`rsi_hub.tiny.SIZES`) there.
+RANDOM_INIT_MODELS = (TINY_MODEL, "nano")
 
 
 @dataclass
@@ -40,8 +42,9 @@ class TrainRecipe:
 
         name: the run's name; `output_dir` defaults to `runs/<name>`.
         description: one line saying which card arm this is.
-        model: the starting weights: a run directory, a local folder, a Hub id, or `tiny` (build
-            the tiny random-init checkpoint into `<output_dir>/base`).
+        model: the starting weights: a run directory, a local folder, a Hub id, or `tiny` /
+            `nano` (build that random-init checkpoint, seeded by `seed`, into
+            `<output_dir>/base`).
         model_revision: Hub revision of `model` (a commit sha for reproducibility).
         base_model: the original pretrained model of the lineage, for the evidence; defaults to
             the `base_model` recorded in `model`'s own training_evidence.json.

@@ -42,7 +42,13 @@ from rsi_hub.train.evidence import base_model_lineage, now, slurm_job_id, slurm_
 from rsi_hub.train.launch import require_packing_support
 from rsi_hub.train.packing import pack_for_training
 from rsi_hub.train.precision import DTYPE_BY_NAME, cast_saved_weights, keep_fp32_patterns
-from rsi_hub.train.recipes import TINY_MODEL, RlvrRecipe, SFTRecipe, SimPORecipe, TrainRecipe
+from rsi_hub.train.recipes import (
+    RANDOM_INIT_MODELS,
+    RlvrRecipe,
+    SFTRecipe,
+    SimPORecipe,
+    TrainRecipe,
+)
 
 CHECKPOINTS_DIR = "checkpoints"
 DATA_DIR = "data"
@@ -160,14 +166,14 @@ def trl_config(recipe: TrainRecipe, **extra: Any) -> Any:
 
 
 def resolve_model(recipe: TrainRecipe) -> str:
-    """The local folder or Hub id to load; builds the tiny checkpoint for `model: tiny`."""
-    if recipe.model != TINY_MODEL:
+    """The folder or Hub id to load; builds the random-init checkpoint of `model: tiny|nano`."""
+    if recipe.model not in RANDOM_INIT_MODELS:
         return recipe.model
     from rsi_hub.tiny import build_tiny
 
     base = recipe.run_dir / TINY_BASE_DIR
     if not (base / "config.json").is_file():
-        build_tiny(base, seed=recipe.seed, force=True)
+        build_tiny(base, seed=recipe.seed, force=True, size=recipe.model)
     return str(base)
 
 
