@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -29,23 +28,13 @@ from rsi_hub.chat.tokens import (
 )
 from rsi_hub.errors import ServingContractError
 from rsi_hub.hashing import WEIGHTS_GLOB, weight_shards
+from rsi_hub.rundir.jsonfile import write_json_atomic, write_text_atomic
 
 TOKENIZER_CONFIG_FILE = "tokenizer_config.json"
 TOKENIZER_FILE = "tokenizer.json"
 GENERATION_CONFIG_FILE = "generation_config.json"
 MODEL_CONFIG_FILE = "config.json"
 FIX_HINT = "run `rsi-hub validate {folder} --fix` to rewrite the serving files"
-
-
-def _write_text_atomic(path: Path, text: str) -> None:
-    # Write beside the target and rename, so a crash never leaves a half-written file.
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
-def _write_json(path: Path, data: dict[str, Any]) -> None:
-    _write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
 def _read_text(path: Path, fix: str) -> str:
@@ -97,9 +86,9 @@ def write_serving_files(folder: str | Path) -> None:
             "(tokenizer.save_pretrained) before writing the serving files."
         )
     template = load_chat_template()
-    _write_text_atomic(folder / CHAT_TEMPLATE_FILE, template)
-    _write_text_atomic(folder / SYSTEM_PROMPT_FILE, load_system_prompt())
-    _write_json(folder / SERVING_CONFIG_FILE, load_serving_config())
+    write_text_atomic(folder / CHAT_TEMPLATE_FILE, template)
+    write_text_atomic(folder / SYSTEM_PROMPT_FILE, load_system_prompt())
+    write_json_atomic(folder / SERVING_CONFIG_FILE, load_serving_config())
 
     tokenizer_config = read_json_object(tokenizer_config_path, _tokenizer_fix(folder))
     tokenizer_config.update(
@@ -112,7 +101,7 @@ def write_serving_files(folder: str | Path) -> None:
             "model_max_length": MAX_INPUT_TOKENS,
         }
     )
-    _write_json(tokenizer_config_path, tokenizer_config)
+    write_json_atomic(tokenizer_config_path, tokenizer_config)
 
     generation_path = folder / GENERATION_CONFIG_FILE
     generation: dict[str, Any] = {}
@@ -132,7 +121,7 @@ def write_serving_files(folder: str | Path) -> None:
             "max_new_tokens": MAX_NEW_TOKENS,
         }
     )
-    _write_json(generation_path, generation)
+    write_json_atomic(generation_path, generation)
 
 
 def _tokenizer_ids(tokenizer_json: dict[str, Any]) -> dict[str, int]:

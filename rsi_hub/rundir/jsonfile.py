@@ -47,12 +47,17 @@ def fsync_dir(folder: str | Path) -> None:
 
 def write_json_atomic(path: str | Path, data: Any) -> Path:
     """Write `data` as indented JSON to `path` atomically (temp file, fsync, rename); return it."""
+    return write_text_atomic(path, dumps(data) + "\n")
+
+
+def write_text_atomic(path: str | Path, text: str) -> Path:
+    """Write `text` (UTF-8) to `path` atomically (temp file, fsync, rename); return it."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
         with tmp.open("w", encoding="utf-8") as handle:
-            handle.write(dumps(data) + "\n")
+            handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
         crash_point()
