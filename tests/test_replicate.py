@@ -4,6 +4,8 @@ what still verifies.
 One replication runs per module (the tiny init, 24 teacher prompts, 3 + 2 training steps, 6 fresh
 prompts x 2 samples, every model scored on the first 4 prompts of each suite with 16 new tokens):
 first in a subprocess killed with SIGKILL as soon as round 0 is recorded, then resumed here.
+Three steps teach the tiny model nothing, so round 0 passes none of its samples: round 1 then
+trains on its mix's teacher replay alone, and the records and the card say so.
 """
 
 from __future__ import annotations
@@ -36,7 +38,6 @@ TINY = {
     "rft_k": 2,
     "rft_max_new_tokens": 24,
     "rft_batch_size": 12,
-    # no_word prompts: an untrained model passes some, so round 1 has samples of its own.
     "rft_only_checks": ("no_word",),
 }  # fmt: skip
 DRIVER = """
@@ -101,15 +102,14 @@ def test_stages_use_disjoint_prompts_the_teacher_and_round_zeros_own_samples(rep
     samples = SynthProvenance.read(out / "samples1")
     assert samples.backend == "hf" and samples.k == 2 and samples.audit_passed
     assert samples.weights_sha256 == weights_sha256(out / "round0")  # sampled from round 0
-    assert samples.rows_kept is not None and samples.rows_kept > 0
-    sampled = {json.loads(line)["prompt_id"] for line in (out / "samples1" / "data.jsonl").open()}
-    assert sampled <= set(ids["fresh"])
+    judged = [json.loads(line) for line in (out / "samples1" / "ledger.jsonl").open()]
+    assert len(judged) == 12 and {row["prompt_id"] for row in judged} == set(ids["fresh"])
+    assert samples.rows_kept == 0  # three steps of training pass nothing
     round1 = TrainingEvidence.read(out / "round1")
     assert round1.recipe is not None and round1.recipe["model"] == str(out / "round0")  # continue
     assert round1.optimizer_steps == 2
     stats = json.loads((out / "data1" / "stats.json").read_text())
-    assert set(stats["sources"]) == {"rft", "teacher"}
-    assert stats["sources"]["teacher"]["samples"] == 8  # teacher replay, as the mix says
+    assert {name: src["samples"] for name, src in stats["sources"].items()} == {"teacher": 8}
 
 
 def test_verdicts_failures_power_and_the_released_card(replicated) -> None:
@@ -135,6 +135,7 @@ def test_verdicts_failures_power_and_the_released_card(replicated) -> None:
         and (result.release / "replication_dose_response.png").is_file()
     )
     assert power["statements"][0] in card.replace("\\*", "*")
+    assert "and the checker kept 0; round 1 trained on the mix `teacher:8`: 8 teacher rows." in card
 
 
 def test_the_released_winner_loads_in_transformers_pipeline(replicated) -> None:

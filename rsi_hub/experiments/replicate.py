@@ -190,7 +190,9 @@ def _prep(mix: str, sources: dict[str, str], tokenizer: Path, recipe: Any, out: 
             force=True,
         ),
     )
-    return {"samples": result.samples, "sha256": result.sha256, "holdout": result.stats["holdout"]}
+    per_source = {name: src["samples"] for name, src in result.stats["sources"].items()}
+    return {"samples": result.samples, "per_source": per_source, "sha256": result.sha256,
+            "holdout": result.stats["holdout"]}  # fmt: skip
 
 
 def _train(recipe: Any) -> dict[str, Any]:
@@ -390,14 +392,31 @@ def _build_init(out: Path, size: str, seed: int) -> dict[str, Any]:
 
 
 def _prep_round1(recipe: Any, sources: dict[str, str], layout: Layout) -> dict[str, Any]:
+    """Prepare round 1's mix; when round 0 passed none of its samples, train on the rest of the
+    mix (teacher replay) and say so in the summary the card states, or stop when nothing is left.
+    """
+    from rsi_hub.data.mix import format_mix, parse_mix
+
     samples = Path(sources.get("rft", layout.samples1 / "data.jsonl"))
-    if "rft" in sources and (not samples.is_file() or samples.stat().st_size == 0):
-        raise ExperimentError(
-            f"round 1: round 0 passed none of its samples ({samples} is empty), so there is "
-            "nothing of its own to train on; sample more (--rft-prompts, --rft-k, "
-            "--rft-temperature) or train round 0 longer."
+    mix = recipe.mix
+    empty = "rft" in sources and (not samples.is_file() or samples.stat().st_size == 0)
+    if empty:
+        rest = [item for item in parse_mix(mix) if item.name != "rft"]
+        if not rest:
+            raise ExperimentError(
+                f"round 1: round 0 passed none of its samples ({samples} is empty), so there is "
+                "nothing of its own to train on; sample more (--rft-prompts, --rft-k, "
+                "--rft-temperature), train round 0 longer, or replay teacher rows "
+                "(--round1-set mix=rft:all,teacher:N)."
+            )
+        mix = format_mix(rest)
+        print(
+            f"[replicate] round 1: round 0 passed none of its samples; training on {mix} only",
+            flush=True,
         )
-    return _prep(recipe.mix, sources, layout.round0, recipe, layout.data1)
+    summary = _prep(mix, {k: v for k, v in sources.items() if k != "rft" or not empty},
+                    layout.round0, recipe, layout.data1)  # fmt: skip
+    return {**summary, "mix": mix, "own_samples": summary["per_source"].get("rft", 0)}
 
 
 def replicate(config: ReplicateConfig) -> ReplicationResult:

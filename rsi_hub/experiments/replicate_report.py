@@ -261,9 +261,18 @@ def write_report(
     comparisons = []
     for name, a, b in PAIRS:
         data = read_json_object(out / "compare" / f"{name}.json", regenerate="re-run it")
-        comparisons.append({"name": name, "a": a, "b": b, **data})
+        comparisons.append({**data, "name": name, "incumbent": a, "candidate": b})
     power = read_json_object(out / "power.json", regenerate="re-run it")
     walls = {name: record.get("wall_s") for name, record in stages.items()}
+    sampled = (stages.get("sample1") or {}).get("summary") or {}
+    prepared = (stages.get("prep1") or {}).get("summary") or {}
+    round1_data = {
+        "fresh_prompts": sampled.get("prompts"),
+        "samples_generated": sampled.get("rows_generated"),
+        "samples_kept": sampled.get("rows_kept"),
+        "mix": prepared.get("mix"),
+        "rows_per_source": prepared.get("per_source"),
+    }
     record = ReplicationReport(
         winner=winner_model,
         rounds=rounds,
@@ -274,7 +283,7 @@ def write_report(
         protocol="IF-818 in the served configuration: k0 system message, chat template, greedy, "
         "stop at <|im_end|>, at most 2,048 new tokens",
         checker_version=CHECKER_VERSION,
-        extra={"stage_wall_s": walls},
+        extra={"stage_wall_s": walls, "round1_data": round1_data},
     )
     run = out / winner_model
     record.write(run)

@@ -129,8 +129,23 @@ def replication_markdown(report: ReplicationReport, has_plot: bool) -> str:
         ),
         markdown_table(header, rows),
     ]
+    labels = {r["model"]: r["label"] for r in rounds}
+    data = report.extra.get("round1_data") or {}
+    if data:
+        rows_by_source = data.get("rows_per_source") or {}
+        parts.append(
+            md(
+                f"Round 1's data: round 0 sampled {data.get('samples_generated')} answers for "
+                f"{data.get('fresh_prompts')} fresh pool prompts (never in round 0's data) and "
+                f"the checker kept {data.get('samples_kept')}; round 1 trained on the mix "
+                f"`{data.get('mix')}`: "
+                + ", ".join(f"{n} {name} rows" for name, n in sorted(rows_by_source.items()))
+                + "."
+            )
+        )
     verdicts = [
-        f"- {md(c['b'])} vs {md(c['a'])}: {c['n']} paired prompts, A only {c['a_only']}, "
+        f"- {md(labels[c['candidate']])} vs {md(labels[c['incumbent']])}: {c['n']} paired "
+        f"prompts ({c['a']} and {c['b']} passing), A only {c['a_only']}, "
         f"B only {c['b_only']}, exact McNemar p = {c['mcnemar_p']:.3g}. {md(c['verdict'])}"
         for c in report.comparisons
     ]
@@ -144,7 +159,6 @@ def replication_markdown(report: ReplicationReport, has_plot: bool) -> str:
     ]
     parts += ["### Guards at this scale", "\n".join(guards)]
     types = sorted({t for profile in report.failures.values() for t in profile})
-    labels = {r["model"]: r["label"] for r in rounds}
     profile_rows = [
         [t, *(
             "{}/{}".format(*report.failures[m][t]) if t in report.failures.get(m, {}) else "—"
