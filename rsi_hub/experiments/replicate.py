@@ -315,7 +315,7 @@ def _stages(config: ReplicateConfig, layout: Layout) -> list[Stage]:
         Stage(
             "teacher",
             {"backend": "reference"},
-            ("split",),
+            (),
             lambda: [layout.teacher / "data.jsonl", provenance_path(layout.teacher)],
             lambda: _synth(
                 model=REFERENCE_MODEL,
@@ -325,6 +325,7 @@ def _stages(config: ReplicateConfig, layout: Layout) -> list[Stage]:
                 prompts_file=layout.prompts("round0"),
             ),
             clean=(layout.teacher,),
+            input_files=(layout.prompts("round0"),),
         ),
         Stage(
             "init",
@@ -352,7 +353,7 @@ def _stages(config: ReplicateConfig, layout: Layout) -> list[Stage]:
         Stage(
             "sample1",
             {**sampling, "batch_size": config.rft_batch_size},
-            ("split", "round0"),
+            ("round0",),
             lambda: [layout.samples1 / "data.jsonl", provenance_path(layout.samples1)],
             lambda: _synth(
                 model=layout.round0,
@@ -366,6 +367,7 @@ def _stages(config: ReplicateConfig, layout: Layout) -> list[Stage]:
                 batch_size=config.rft_batch_size,
             ),
             clean=(layout.samples1,),
+            input_files=(layout.prompts("fresh"),),
         ),
         Stage(
             "prep1",

@@ -37,6 +37,9 @@ class Stage:
         outputs: the files it wrote, called after it ran and when verifying.
         run: does the work; returns a small summary (JSON-able) for the ledger and the table.
         clean: the folders to delete before redoing a stale stage (a fresh start).
+        input_files: files it reads from a stage that writes more than it needs (round 0's
+            prompt file of the split): their sha256 enters the fingerprint instead of that
+            stage's digest, so a change to the other files does not redo it.
     """
 
     name: str
@@ -45,6 +48,7 @@ class Stage:
     outputs: Callable[[], list[Path]]
     run: Callable[[], dict[str, Any]]
     clean: tuple[Path, ...] = ()
+    input_files: tuple[Path, ...] = ()
 
 
 @dataclass
@@ -77,7 +81,13 @@ class StageRunner:
     def fingerprint(self, stage: Stage) -> str:
         """sha256 of the stage's settings and its inputs' digests."""
         inputs = {name: self._digest(name) for name in stage.inputs}
-        blob = json.dumps({"settings": stage.settings, "inputs": inputs}, sort_keys=True)
+        missing = [p for p in stage.input_files if not p.is_file()]
+        if missing:
+            raise ExperimentError(f"stage {stage.name} reads {missing[0]}, which is missing.")
+        files = {p.name: digest for p, digest in sha256_files(stage.input_files).items()}
+        blob = json.dumps(
+            {"settings": stage.settings, "inputs": inputs, "files": files}, sort_keys=True
+        )
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
     def _hashes(self, files: list[Path]) -> dict[str, str]:
