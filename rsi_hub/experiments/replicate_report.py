@@ -70,12 +70,16 @@ def check_estimate(config: Any, pending: Sequence[Any], budget_s: float) -> None
     parts = ", ".join(f"{name} {seconds / 60:.1f}" for name, seconds in estimate.items())
     train = sum(v for k, v in estimate.items() if k in ("round0", "round1"))
     spare = budget_s - (total - train)
-    hint = (
-        f"training would fit in {max(spare, 0) / 60:.1f} min: scale max_steps by "
-        f"{max(spare, 0) / train:.2f} (--round0-set / --round1-set max_steps=N)"
-        if train > 0
-        else "evaluate fewer prompts (--init-limit) or sample fewer (--rft-prompts)"
-    )
+    if train > 0 and spare > 0:
+        hint = (
+            f"training would fit in {spare / 60:.1f} min: scale max_steps by "
+            f"{spare / train:.2f} (--round0-set / --round1-set max_steps=N)"
+        )
+    else:
+        hint = (
+            f"the stages other than training alone need {(total - train) / 60:.1f} min: sample "
+            "fewer (--rft-prompts, --rft-k) or score the init on fewer prompts (--init-limit)"
+        )
     raise ExperimentInputError(
         f"--minutes {budget_s / 60:g}: the pending stages need about {total / 60:.1f} min on this "
         f"machine ({parts} min); {hint}, or raise --minutes.",
