@@ -181,3 +181,23 @@ def test_the_cli_generates_its_options_from_the_config() -> None:
         8,
         "continue",
     )
+
+
+def test_a_card_is_refused_when_its_replication_names_other_weights(replicated, tmp_path) -> None:
+    import shutil
+
+    from rsi_hub.errors import ReleaseError
+    from rsi_hub.release import stage_release
+    from rsi_hub.rundir import ReplicationReport
+
+    out, _recorded, _result = replicated
+    run = shutil.copytree(out / "round0", tmp_path / "round0")
+    report = ReplicationReport.read_if_any(run)
+    assert report is not None and report.winner == "round0"
+    for entry in report.rounds:
+        if entry["model"] == "round0":
+            entry["weights_sha256"] = weights_sha256(out / "round1")  # another round's scores
+    report.write(run)
+    with pytest.raises(ReleaseError, match=r"replication.json: its round0 scores were measured"):
+        stage_release(run, name="nano", out=tmp_path / "release", log=lambda _line: None)
+    assert not (tmp_path / "release").exists()
