@@ -12,9 +12,14 @@ import pytest
 from scipy.stats import binomtest
 
 from rsi_hub.cli import main
-from rsi_hub.errors import RsiHubError
+from rsi_hub.errors import EvaluationInputError, RsiHubError
 from rsi_hub.evaluate import stats, store
-from rsi_hub.evaluate.compare import AcceptanceRule, DocumentMismatchError, compare_runs
+from rsi_hub.evaluate.compare import (
+    AcceptanceRule,
+    DocumentMismatchError,
+    compare_runs,
+    load_guard_rule,
+)
 from rsi_hub.rundir import EvalMeta
 
 GENERATION = {"until": ["<|im_end|>"], "max_gen_toks": 2048, "do_sample": False}
@@ -252,3 +257,79 @@ def test_runs_on_different_weights_give_no_warning(tmp_path: Path, capsys) -> No
         store.write_suite_dir(tmp_path / name, "if818", results, {"if818": samples}, meta)
     assert main(["compare", str(tmp_path / "A"), str(tmp_path / "B")]) == 0
     assert capsys.readouterr().err == ""
+
+
+NANO_GUARDS = Path(__file__).resolve().parents[1] / "release" / "nano" / "guards.yaml"
+
+
+def _nano_runs(tmp_path: Path, a_guards: dict | None, b_guards: dict) -> tuple[Path, Path]:
+    a, b = paired_vectors(818, a_only=20, b_only=60, both=150)
+    write_if818(tmp_path / "A", a)
+    write_if818(tmp_path / "B", b)
+    if a_guards is not None:
+        write_guards(tmp_path / "A", a_guards)
+    write_guards(tmp_path / "B", b_guards)
+    return tmp_path / "A", tmp_path / "B"
+
+
+def test_nano_guards_file_states_if263_and_ev4_with_reasons() -> None:
+    rule = load_guard_rule(NANO_GUARDS)
+    assert [(g.label, g.threshold, g.max_drop) for g in rule.guards] == [
+        ("IF263", 8.0, 7.0),
+        ("EV4", 12.0, 8.0),
+    ]
+    assert rule.alpha == 0.05
+
+
+def test_relative_guards_hold_within_the_drop_and_fail_beyond_it(tmp_path: Path) -> None:
+    rule = load_guard_rule(NANO_GUARDS)
+    incumbent = {"if263": ("pass_count", 60.0), "ev4": ("checks_passed", 40.0)}
+    run_a, run_b = _nano_runs(
+        tmp_path, incumbent, {"if263": ("pass_count", 53.0), "ev4": ("checks_passed", 32.0)}
+    )
+    c = compare_runs(run_a, run_b, rule=rule)
+    # MMLU and PREF are not guards at this scale: a gain with IF263 and EV4 held is accepted.
+    assert c.accepted is True and c.verdict.startswith("ACCEPT")
+    assert [(g.label, g.threshold, g.note) for g in c.guards] == [
+        ("IF263", 53.0, "A's 60 - 7"),
+        ("EV4", 32.0, "A's 40 - 8"),
+    ]
+    write_guards(run_b, {"if263": ("pass_count", 52.0)})  # one prompt more than the drop
+    c = compare_runs(run_a, run_b, rule=rule)
+    assert c.accepted is False and c.verdict == "REJECT: B breaks guard(s) IF263 52 < 53"
+
+
+def test_relative_guards_fall_back_to_the_absolute_threshold(tmp_path: Path) -> None:
+    # The untrained init is scored on IF-818 only: B is held to the absolute floor.
+    rule = load_guard_rule(NANO_GUARDS)
+    run_a, run_b = _nano_runs(
+        tmp_path, None, {"if263": ("pass_count", 8.0), "ev4": ("checks_passed", 11.0)}
+    )
+    c = compare_runs(run_a, run_b, rule=rule)
+    assert [(g.label, g.threshold, g.status) for g in c.guards] == [
+        ("IF263", 8.0, "ok"),
+        ("EV4", 12.0, "fail"),
+    ]
+    assert c.verdict == "REJECT: B breaks guard(s) EV4 11 < 12"
+
+
+def test_guards_file_errors_name_the_file_and_the_field(tmp_path: Path) -> None:
+    bad = tmp_path / "guards.yaml"
+    bad.write_text("guards:\n- {label: IF263, suite: if263, metric: pass_count, threshold: 8}\n")
+    with pytest.raises(
+        EvaluationInputError, match=r"guards.yaml: guard .* lacks or mistypes 'why'"
+    ):
+        load_guard_rule(bad)
+    bad.write_text("guards:\n- {label: X, suite: nope, metric: m, threshold: 1, why: w}\n")
+    with pytest.raises(EvaluationInputError, match="unknown suite 'nope'"):
+        load_guard_rule(bad)
+
+
+def test_cli_guards_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run_a, run_b = _nano_runs(
+        tmp_path, None, {"if263": ("pass_count", 30.0), "ev4": ("checks_passed", 30.0)}
+    )
+    assert main(["compare", str(run_a), str(run_b), "--guards", str(NANO_GUARDS)]) == 0
+    out = capsys.readouterr().out
+    assert "IF263 >= 8: 30 ok" in out and "EV4 >= 12: 30 ok" in out and "MMLU" not in out
+    assert "verdict: ACCEPT" in out

@@ -35,7 +35,18 @@ ALLOWED: dict[str, set[str]] = {
     "release": {"chat", "evaluate"},
     "space_support": {"chat", "checker", "serving"},
     # Above train and evaluate, so also what they stand on.
-    "experiments": {"train", "evaluate", "data", "chat", "checker", "suites"},
+    # `rsi-hub replicate` also runs synth (teacher, RFT sampling), tiny (the init) and release.
+    "experiments": {
+        "train",
+        "evaluate",
+        "data",
+        "chat",
+        "checker",
+        "suites",
+        "synth",
+        "tiny",
+        "release",
+    },
 }
 # Thin layers over everything (the CLI, `rsi-hub demo`, `python -m rsi_hub`).
 TOP = {"cli", "demo", "__main__"}

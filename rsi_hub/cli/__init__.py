@@ -32,6 +32,7 @@ COMMAND_MODULES: list[str] = [
     "soup",
     "prompt_search",
     "sweep",
+    "replicate",
     "runs",
     "plot",
     "release",

@@ -48,7 +48,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="change a guard threshold, e.g. --guard if263=190 (repeatable)",
     )
     parser.add_argument(
-        "--alpha", type=float, default=0.05, help="significance level of the gain (default 0.05)"
+        "--guards",
+        metavar="FILE",
+        help="the guards, thresholds and alpha of a scale from a guards file instead of the "
+        "card's, e.g. release/nano/guards.yaml (the CPU replication: IF263 and EV4 only)",
+    )
+    parser.add_argument(
+        "--alpha",
+        type=float,
+        default=None,
+        help="significance level of the gain (default 0.05, or the guards file's)",
     )
     parser.add_argument(
         "--bootstrap-iters", type=int, default=10_000, help="bootstrap resamples (default 10000)"
@@ -60,9 +69,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from rsi_hub.evaluate.compare import AcceptanceRule, compare_runs, format_comparison
+    from rsi_hub.evaluate.compare import (
+        AcceptanceRule,
+        compare_runs,
+        format_comparison,
+        load_guard_rule,
+    )
 
-    rule = AcceptanceRule(alpha=args.alpha).with_thresholds(dict(args.guard))
+    base = load_guard_rule(args.guards) if args.guards else AcceptanceRule()
+    if args.alpha is not None:
+        base = AcceptanceRule(base.guards, args.alpha)
+    rule = base.with_thresholds(dict(args.guard))
     comparison = compare_runs(
         args.run_a,
         args.run_b,

@@ -84,6 +84,10 @@ SOURCES: dict[str, Source] = {
                local_default="data_src/iflensyn/data.jsonl"),
         Source("rft", "sft", "verifier-filtered whole served replies (rsi-hub synth rft)",
                local_default="data_src/rft/data.jsonl"),
+        # The CPU replication's teacher: the suites' reference responder, checker-verified
+        # (`rsi-hub synth rft --backend reference`); round 1 may replay it (`rft:all,teacher:N`).
+        Source("teacher", "sft", "the suites' reference responder's verified replies (rsi-hub synth rft --backend reference)",
+               local_default="runs/nano/teacher/data.jsonl"),
         Source("phr1", "sft", "new phrasings of count requests, set 1", local_default="data/phr1.jsonl"),
         Source("phrw", "sft", "new phrasings of word-count requests", local_default="data/phrw.jsonl"),
         Source("dpo_ufb", "pref", "UltraFeedback binarized preference pairs",

@@ -5,13 +5,21 @@ A candidate B is accepted over an incumbent A when (i) none of B's guards regres
 (IF263 >= 193, MMLU >= 0.71, EV4 >= 104, PREF >= 0.618, each from a full run of B) and (ii) B
 shows a paired-significant gain on the primary suite (exact McNemar p < alpha, B-only wins
 outnumbering A-only wins).
+
+A guard may instead be relative to the incumbent, as the card's own thresholds are A's scores
+(IF263 193 and EV4 104 are LA2b200s's): with `max_drop`, B must score at least A's full,
+served-configuration result minus `max_drop`; where A has no such result (an untrained init), the
+absolute `threshold` applies. A guards file (`release/<name>/guards.yaml`, `load_guard_rule`)
+states a scale's guards, thresholds and reasons.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 from rsi_hub.errors import EvaluationFileError, EvaluationInputError
 from rsi_hub.evaluate import stats, store
@@ -25,13 +33,18 @@ class DocumentMismatchError(EvaluationInputError):
 
 @dataclass(frozen=True)
 class Guard:
-    """A guard of the acceptance rule: `metric` of `task` in `RUN/eval/<suite>/` >= threshold."""
+    """A guard of the acceptance rule: `metric` of `task` in `RUN/eval/<suite>/` >= threshold.
+
+    With `max_drop`, the threshold is the incumbent's own value minus `max_drop` whenever the
+    incumbent has a usable result of this guard, and `threshold` otherwise.
+    """
 
     label: str
     suite: str
     task: str
     metric: str
     threshold: float
+    max_drop: float | None = None
 
 
 DEFAULT_GUARDS: tuple[Guard, ...] = (
@@ -63,8 +76,55 @@ class AcceptanceRule:
         guards = []
         for g in self.guards:
             value = wanted.get(g.label.lower(), wanted.get(g.suite))
-            guards.append(g if value is None else Guard(g.label, g.suite, g.task, g.metric, value))
+            guards.append(g if value is None else replace(g, threshold=value, max_drop=None))
         return AcceptanceRule(tuple(guards), self.alpha)
+
+
+def load_guard_rule(path: str | Path) -> AcceptanceRule:
+    """The acceptance rule a guards file states (`release/<name>/guards.yaml`).
+
+    The file holds `alpha` and a list `guards` of `{label, suite, metric, threshold, max_drop,
+    why}`; `task` defaults to the suite, `max_drop` to none (an absolute threshold) and `why`,
+    the justification the card quotes, is required.
+
+    Raises:
+        EvaluationInputError: the file is missing or malformed (names the file and the field).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise EvaluationInputError(f"{path}: no guards file; pass an existing one.", field="guards")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as err:
+        raise EvaluationInputError(f"{path}: not valid YAML ({err}); fix it.") from err
+    raw = data.get("guards") if isinstance(data, dict) else None
+    if not isinstance(raw, list) or not raw:
+        raise EvaluationInputError(f"{path}: needs a non-empty list `guards`.", field="guards")
+    guards = []
+    for entry in raw:
+        try:
+            suite = str(entry["suite"])
+            max_drop = entry.get("max_drop")
+            guard = Guard(
+                str(entry["label"]), suite, str(entry.get("task", suite)), str(entry["metric"]),
+                float(entry["threshold"]), None if max_drop is None else float(max_drop),
+            )  # fmt: skip
+            if not str(entry.get("why", "")).strip():
+                raise KeyError("why")
+        except (KeyError, TypeError, ValueError, AttributeError) as err:
+            raise EvaluationInputError(
+                f"{path}: guard {entry!r:.80} lacks or mistypes {err}; each guard needs label, "
+                "suite, metric, threshold (a number) and why (the justification).",
+                field="guards",
+            ) from None
+        if suite not in SUITES:
+            raise EvaluationInputError(
+                f"{path}: guard {guard.label}: unknown suite {suite!r}; choose one of "
+                f"{', '.join(SUITES)}.",
+                field="guards",
+            )
+        guards.append(guard)
+    return AcceptanceRule(tuple(guards), float(data.get("alpha", 0.05)))
 
 
 @dataclass(frozen=True)
@@ -180,6 +240,29 @@ def read_guard(run: str | Path, guard: Guard, weights: str | None) -> GuardResul
         return GuardResult(guard.label, guard.threshold, None, "missing", f"no {guard.metric}")
     status = "ok" if value >= guard.threshold else "fail"
     return GuardResult(guard.label, guard.threshold, float(value), status)
+
+
+def _effective(guard: Guard, run_a: str | Path, weights_a: str | None) -> Guard:
+    """`guard` with the threshold it has for incumbent A: A's value minus `max_drop` when A has
+    a usable result of it, else its absolute threshold."""
+    if guard.max_drop is None:
+        return guard
+    incumbent = read_guard(run_a, guard, weights_a)
+    if incumbent.value is None:
+        return guard
+    return replace(guard, threshold=incumbent.value - guard.max_drop)
+
+
+def _guard_of(
+    run_b: str | Path, weights_b: str | None, guard: Guard, run_a: str | Path, meta_a: EvalMeta
+) -> GuardResult:
+    """B's result of `guard`, at the threshold it has against incumbent A (noted when relative)."""
+    effective = _effective(guard, run_a, meta_a.weights_sha256)
+    result = read_guard(run_b, effective, weights_b)
+    if effective is guard or guard.max_drop is None:
+        return result
+    why = f"A's {effective.threshold + guard.max_drop:g} - {guard.max_drop:g}"
+    return replace(result, note=f"{result.note}; {why}" if result.note else why)
 
 
 def _points(x: float) -> str:
@@ -303,7 +386,7 @@ def compare_runs(
     )
     weights_b = meta_b.weights_sha256
     comparison.warnings = _same_model_warnings(run_a, run_b, meta_a.weights_sha256, weights_b)
-    comparison.guards = [read_guard(run_b, g, weights_b) for g in rule.guards]
+    comparison.guards = [_guard_of(run_b, weights_b, g, run_a, meta_a) for g in rule.guards]
     limited = meta_a.limit is not None or meta_b.limit is not None
     decide(comparison, rule, limited)
     return comparison

@@ -11,6 +11,7 @@ import yaml
 from rsi_hub.chat import load_system_prompt, templates_dir
 from rsi_hub.release.eval_results import SuiteResult
 from rsi_hub.release.facts import Facts, Table
+from rsi_hub.rundir import DOSE_RESPONSE_FILE, ReplicationReport
 
 CARD_TEMPLATE = "model_card.md.jinja"
 # Marks a card cell replaced by a measured value that differs from what the facts state.
@@ -96,13 +97,100 @@ def _fill_measured(
     return rows, notes
 
 
+def _pct(passed: int, n: int) -> str:
+    return f"{100 * passed / n:.1f} % ({passed}/{n})" if n else "—"
+
+
+def replication_markdown(report: ReplicationReport, has_plot: bool) -> str:
+    """The card's replication section from the run's `replication.json`: every round's scores
+    with the sha256 of the weights that scored them, the verdicts, the guards, the failure
+    profile, the dose-response plot and what the suites can detect."""
+    rounds = report.rounds
+    header = ["model", "steps", "IF-818 prompt-level", "IF-818 check-level", "IF263", "EV4",
+              "scored prompts", "weights sha256"]  # fmt: skip
+    rows = []
+    for r in rounds:
+        guards = r.get("guards") or {}
+        limit = r.get("limit")
+        winner = " (released)" if r["model"] == report.winner else ""
+        rows.append([
+            f"{r['label']}{winner}", str(r["steps"]), _pct(r["passed"], r["n"]),
+            _pct(r["check_passed"], r["check_n"]),
+            f"{guards['if263']:g}" if guards.get("if263") is not None else "—",
+            f"{guards['ev4']:g}" if guards.get("ev4") is not None else "—",
+            f"first {limit}" if limit else "all", f"`{r['weights_sha256'][:16]}…`",
+        ])  # fmt: skip
+    parts = [
+        "## Replication: the card's method at CPU scale",
+        md(
+            f"Every number below was measured by `rsi-hub eval` on the weights whose sha256 it "
+            f"names (checker {report.checker_version}; {report.protocol}). Check level counts "
+            "(prompt, check type) pairs that pass, as `rsi-hub failures` tabulates them."
+        ),
+        markdown_table(header, rows),
+    ]
+    labels = {r["model"]: r["label"] for r in rounds}
+    data = report.extra.get("round1_data") or {}
+    if data:
+        rows_by_source = data.get("rows_per_source") or {}
+        parts.append(
+            md(
+                f"Round 1's data: round 0 sampled {data.get('samples_generated')} answers for "
+                f"{data.get('fresh_prompts')} fresh pool prompts (never in round 0's data) and "
+                f"the checker kept {data.get('samples_kept')}; round 1 trained on the mix "
+                f"`{data.get('mix')}`: "
+                + ", ".join(f"{n} {name} rows" for name, n in sorted(rows_by_source.items()))
+                + "."
+            )
+        )
+    verdicts = [
+        f"- {md(labels[c['candidate']])} vs {md(labels[c['incumbent']])}: {c['n']} paired "
+        f"prompts ({c['a']} and {c['b']} passing), A only {c['a_only']}, "
+        f"B only {c['b_only']}, exact McNemar p = {c['mcnemar_p']:.3g}. {md(c['verdict'])}"
+        for c in report.comparisons
+    ]
+    parts += ["### Verdicts (`rsi-hub compare`)", "\n".join(verdicts)]
+    guards = [
+        f"- {md(g['label'])} ({md(g['metric'])}) >= {g['threshold']:g} against an incumbent "
+        "without it"
+        + (f", else the incumbent's value - {g['max_drop']:g}" if g.get("max_drop") else "")
+        + f": {md(str(g['why']).strip())}"
+        for g in report.guards
+    ]
+    parts += ["### Guards at this scale", "\n".join(guards)]
+    types = sorted({t for profile in report.failures.values() for t in profile})
+    profile_rows = [
+        [t, *(
+            "{}/{}".format(*report.failures[m][t]) if t in report.failures.get(m, {}) else "—"
+            for m in labels
+        )]
+        for t in types
+    ]  # fmt: skip
+    parts += [
+        "### Failure profile (IF-818, passing / carrying, per check type)",
+        markdown_table(["check type", *labels.values()], profile_rows),
+    ]
+    if has_plot:
+        parts += [
+            "### Dose-response",
+            f"![IF-818 pass rate over the rounds, 95 % intervals]({DOSE_RESPONSE_FILE})",
+        ]
+    parts += ["### What the suites can detect (`rsi-hub power`)",
+              "\n".join(f"- {md(line)}" for line in report.power)]  # fmt: skip
+    return "\n\n".join(parts) + "\n\n"
+
+
 def front_matter(facts: Facts) -> str:
     """The Hub's YAML metadata block (without the `---` fences)."""
     return yaml.safe_dump(facts.hub_metadata, sort_keys=False, allow_unicode=True, width=10**9)
 
 
 def render_card(
-    facts: Facts, *, results: dict[str, SuiteResult], weights_sha256: str
+    facts: Facts,
+    *,
+    results: dict[str, SuiteResult],
+    weights_sha256: str,
+    replication: str | None = None,
 ) -> RenderedCard:
     """Render `README.md` for a release with `templates/model_card.md.jinja`.
 
@@ -110,6 +198,7 @@ def render_card(
         facts: the release's facts folder, loaded.
         results: the run's evaluation results, already checked against `weights_sha256`.
         weights_sha256: the released weights' hash, printed in the card.
+        replication: the replication section (`replication_markdown`), for a replication's run.
     """
     rows, notes = _fill_measured(facts, results)
     tables = {
@@ -135,6 +224,7 @@ def render_card(
         system_prompt=load_system_prompt(),
         measured=[results[s] for s in sorted(results)],
         weights_sha256=weights_sha256,
+        replication=replication,
         notes=notes,
     )
     return RenderedCard(text=text, notes=notes)

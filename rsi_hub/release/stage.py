@@ -33,7 +33,12 @@ from rsi_hub.release.manifest import (
     read_manifest,
     remember_sha256,
 )
-from rsi_hub.rundir import TrainingEvidence
+from rsi_hub.rundir import (
+    DOSE_RESPONSE_FILE,
+    REPLICATION_REPORT_FILE,
+    ReplicationReport,
+    TrainingEvidence,
+)
 from rsi_hub.staging import fresh_staging_dir, swap_in
 
 CONFIG_FILE = "config.json"
@@ -52,6 +57,8 @@ RUN_FILES = (
     "serving_config.json",
     "generation_config.json",
     TRAINING_EVIDENCE_FILE,
+    REPLICATION_REPORT_FILE,  # a replication's winner: its rounds, verdicts, power
+    DOSE_RESPONSE_FILE,
 )
 Log = Callable[[str], None]
 
@@ -208,6 +215,26 @@ def _prepare_out(out: Path, run: Path, force: bool) -> None:
         )
 
 
+def replication_section(run: Path, weights_sha: str) -> str | None:
+    """The card's replication section when `run` won a replication, else None.
+
+    Raises:
+        ReleaseError: its `replication.json` names other weights for the released round.
+    """
+    from rsi_hub.release.card import replication_markdown
+
+    report = ReplicationReport.read_if_any(run)
+    if report is None:
+        return None
+    released = next((r for r in report.rounds if r.get("model") == report.winner), None)
+    if released is None or released.get("weights_sha256") != weights_sha:
+        raise ReleaseError(
+            f"{run / REPLICATION_REPORT_FILE}: its {report.winner} scores were measured on other "
+            f"weights than these ({weights_sha[:12]}…); re-run `rsi-hub replicate` to rebuild it."
+        )
+    return replication_markdown(report, (run / DOSE_RESPONSE_FILE).is_file())
+
+
 def _check_run(run: Path, facts: Facts) -> dict[str, Path]:
     """Check the run; return `run_sources(run)` (checked before any of them is read)."""
     if not run.is_dir():
@@ -313,13 +340,16 @@ def stage_release(
     digests = {n: real[sources[n]] for n in weights}
     weights_sha = manifest_sha256(digests)
     results = read_eval_results(run, weights_sha)
+    replication = replication_section(run, weights_sha)
     log(f"weights sha256 {weights_sha}; evaluation results: {', '.join(results) or 'none'}")
 
     building = fresh_staging_dir(out, "staging")  # clears one left by an interrupted staging
     try:
         link_mode = _place_weights(sources, building, digests)
         notes = _write_files(sources, building, facts)
-        card = render_card(facts, results=results, weights_sha256=weights_sha)
+        card = render_card(
+            facts, results=results, weights_sha256=weights_sha, replication=replication
+        )
         (building / README_FILE).write_text(card.text, encoding="utf-8")
         notes.extend(card.notes)
         manifest = build_manifest(

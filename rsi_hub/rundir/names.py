@@ -19,6 +19,9 @@ SYNTH_RUN_FILE = "run.json"
 PROVENANCE_FILE = "provenance.json"
 SWEEP_FILE = "sweep.json"
 RELEASE_MANIFEST_FILE = "release_manifest.json"
+REPLICATE_LEDGER_FILE = "replicate.json"
+REPLICATION_REPORT_FILE = "replication.json"
+DOSE_RESPONSE_FILE = "replication_dose_response.png"
 
 # Every file name above: no module outside rsi_hub.rundir may spell one of these.
 RECORD_FILES = (
@@ -29,6 +32,8 @@ RECORD_FILES = (
     PROVENANCE_FILE,
     SWEEP_FILE,
     RELEASE_MANIFEST_FILE,
+    REPLICATE_LEDGER_FILE,
+    REPLICATION_REPORT_FILE,
 )
 
 
@@ -91,6 +96,21 @@ def sweep_path(sweep: str | Path) -> Path:
 def release_manifest_path(folder: str | Path) -> Path:
     """`<staged release>/release_manifest.json` (a `ReleaseManifest`)."""
     return Path(folder) / RELEASE_MANIFEST_FILE
+
+
+def replicate_ledger_path(out_dir: str | Path) -> Path:
+    """`OUT/replicate.json` of `rsi-hub replicate`: each finished stage and its output hashes."""
+    return Path(out_dir) / REPLICATE_LEDGER_FILE
+
+
+def replication_report_path(run: str | Path) -> Path:
+    """`RUN/replication.json`: the replication's rounds, verdicts and power, for the card."""
+    return Path(run) / REPLICATION_REPORT_FILE
+
+
+def dose_response_path(run: str | Path) -> Path:
+    """`RUN/replication_dose_response.png`: IF-818 pass rate over the replication's rounds."""
+    return Path(run) / DOSE_RESPONSE_FILE
 
 
 def weights_sha256(run: str | Path) -> str:

@@ -435,3 +435,68 @@ class ReleaseManifest(_Record):
     def write(self, folder: str | Path) -> Path:
         """Write `release_manifest.json` into `folder` atomically; return its path."""
         return self.write_file(names.release_manifest_path(folder))
+
+
+@dataclass
+class ReplicateLedger(_Record):
+    """`OUT/replicate.json`: each finished stage of `rsi-hub replicate` and what it wrote.
+
+    `stages` maps a stage name to `{fingerprint, outputs: {path relative to OUT: sha256},
+    digest, wall_s, summary}`. A re-run skips a stage only when its fingerprint (its settings and
+    its inputs' digests) matches and every output file still has the recorded sha256.
+    """
+
+    FILE: ClassVar[str] = names.REPLICATE_LEDGER_FILE
+    REQUIRED: ClassVar[tuple[str, ...]] = ("stages",)
+    REGENERATE: ClassVar[str] = "delete it and re-run `rsi-hub replicate` (stages are redone)"
+
+    stages: dict[str, Any] = field(default_factory=dict)
+    config: dict[str, Any] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    schema_version: int = SCHEMA_VERSION
+
+    @classmethod
+    def read_if_any(cls, out_dir: str | Path) -> Self | None:
+        """Read `OUT/replicate.json`, or None when there is none yet."""
+        path = names.replicate_ledger_path(out_dir)
+        return cls.read_file(path) if path.is_file() else None
+
+    def write(self, out_dir: str | Path) -> Path:
+        """Write `OUT/replicate.json` atomically; return its path."""
+        return self.write_file(names.replicate_ledger_path(out_dir))
+
+
+@dataclass
+class ReplicationReport(_Record):
+    """`RUN/replication.json`: the replication a released run won, as its card states it.
+
+    `rounds`: one entry per model (init, round 0, round 1) with its weights sha256, steps and
+    scores; `comparisons`: `rsi-hub compare`'s verdicts; `failures`: per round, check type ->
+    [passing, carrying]; `power`: what IF-818 and IF-3k can detect; `guards`: the guards file's
+    thresholds and reasons.
+    """
+
+    FILE: ClassVar[str] = names.REPLICATION_REPORT_FILE
+    REQUIRED: ClassVar[tuple[str, ...]] = ("winner", "rounds")
+    REGENERATE: ClassVar[str] = "re-run `rsi-hub replicate` with the same --out"
+
+    winner: str
+    rounds: list[dict[str, Any]]
+    comparisons: list[dict[str, Any]] = field(default_factory=list)
+    failures: dict[str, Any] = field(default_factory=dict)
+    power: list[str] = field(default_factory=list)
+    guards: list[dict[str, Any]] = field(default_factory=list)
+    protocol: str | None = None
+    checker_version: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    schema_version: int = SCHEMA_VERSION
+
+    @classmethod
+    def read_if_any(cls, run: str | Path) -> Self | None:
+        """Read `RUN/replication.json`, or None when the run was not made by a replication."""
+        path = names.replication_report_path(run)
+        return cls.read_file(path) if path.is_file() else None
+
+    def write(self, run: str | Path) -> Path:
+        """Write `RUN/replication.json` atomically; return its path."""
+        return self.write_file(names.replication_report_path(run))
