@@ -205,7 +205,7 @@ def test_deploy_sends_the_app_and_what_it_imports_in_one_commit() -> None:
         "rsi_hub/shipped.py",
         "rsi_hub/resources/templates/chat_template.jinja",
     } <= paths
-    assert {"rsi_hub/checker/__init__.py", "rsi_hub/space_support/constraints.py"} <= paths
+    assert {"rsi_hub/checker/__init__.py", "rsi_hub/serving/constraints.py"} <= paths
     assert not any(
         "__pycache__" in p or p.startswith(("rsi_hub/train", "rsi_hub/release")) for p in paths
     )

@@ -10,6 +10,7 @@ Uses `rsi_hub.chat` and `rsi_hub.checker` only. Generation imports torch and tra
 lazily, so the extractor and the checklist stay cheap to import.
 """
 
+from rsi_hub.serving.constraints import describe, extract_specs
 from rsi_hub.space_support.answer import Answer, answer_with_checklist
 from rsi_hub.space_support.checklist import (
     CHECKLIST_TITLE,
@@ -19,7 +20,6 @@ from rsi_hub.space_support.checklist import (
     format_checklist,
     judge,
 )
-from rsi_hub.space_support.constraints import describe, extract_specs
 from rsi_hub.space_support.generation import (
     ChatModel,
     InputTooLongError,

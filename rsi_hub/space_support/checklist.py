@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rsi_hub.checker import CheckError, check
-from rsi_hub.space_support.constraints import Spec, describe, extract_specs
+from rsi_hub.serving.constraints import Spec, describe, extract_specs
 
 CHECKLIST_TITLE = "Constraint checklist"
 NO_CONSTRAINTS = (
