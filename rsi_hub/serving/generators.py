@@ -29,10 +29,17 @@ class LocalGenerator:
     model: Any
     tokenizer: Any
     max_new_tokens: int = MAX_NEW_TOKENS
+    #: Insert k0 when the conversation has no system message (false: IF263's protocol).
+    use_default_system_prompt: bool = True
 
     @classmethod
     def load(
-        cls, folder: str | Path, *, max_new_tokens: int = MAX_NEW_TOKENS, device: str | None = None
+        cls,
+        folder: str | Path,
+        *,
+        max_new_tokens: int = MAX_NEW_TOKENS,
+        device: str | None = None,
+        use_default_system_prompt: bool = True,
     ) -> LocalGenerator:
         """Load `folder` with transformers (its own dtype; GPU when there is one)."""
         import torch
@@ -41,7 +48,7 @@ class LocalGenerator:
         device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         tokenizer = AutoTokenizer.from_pretrained(str(folder))
         model = AutoModelForCausalLM.from_pretrained(str(folder), dtype="auto").to(device).eval()
-        return cls(model, tokenizer, max_new_tokens)
+        return cls(model, tokenizer, max_new_tokens, use_default_system_prompt)
 
     def __call__(self, messages: list[Message]) -> Generation:
         """Answer `messages` greedily; the token counts are the model's own.
@@ -51,7 +58,8 @@ class LocalGenerator:
         """
         import torch
 
-        prompt = render(messages)  # the served template: k0 unless a system message is given
+        # The served template: k0 unless a system message is given (or the protocol has none).
+        prompt = render(messages, use_default_system_prompt=self.use_default_system_prompt)
         ids = self.tokenizer(prompt, add_special_tokens=False, return_tensors="pt")["input_ids"]
         if ids.shape[1] > MAX_INPUT_TOKENS:
             raise GenerationError(
