@@ -82,10 +82,9 @@ def _rejudge(suite: str, doc: dict[str, Any], row: dict[str, Any]) -> dict[str, 
 
     answer = row["filtered_resps"][0]
     verdict = check(answer, doc["checks"])
-    if suite == "ev4":
-        judged = harness.ev4_check_metrics(verdict)  # stop facts stay as measured
-    else:
-        judged = harness.if_metrics(verdict)
+    # EV4's stop facts (stop_rate, answer_tokens) were measured at generation: they stay.
+    metrics = harness.ev4_check_metrics if suite == "ev4" else harness.if_metrics
+    judged = metrics(verdict)
     kept = {k: v for k, v in row.items() if not k.startswith("miss_")}
     kept.update(judged)
     kept["metrics"] = [m for m in row["metrics"] if not m.startswith("miss_")] + [
