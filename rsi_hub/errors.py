@@ -35,6 +35,11 @@ class ServingContractError(RsiHubError):
     """
 
 
+class GenerationError(RsiHubError, RuntimeError):
+    """Generating an answer failed: an unreachable endpoint, a wrong model id, an input over the
+    limit. The message names the endpoint or model and the fix."""
+
+
 class OutputDirNotEmptyError(RsiHubError):
     """An output folder already holds files and `--force` was not given."""
 

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from rsi_hub.numbers import parse_number
-from rsi_hub.space_support.constraints import describe, extract_specs
+from rsi_hub.serving.constraints import describe, extract_specs
 
 CASES = [
     # word counts

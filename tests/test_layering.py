@@ -30,7 +30,8 @@ ALLOWED: dict[str, set[str]] = {
     "tiny": {"chat", "suites"},
     "train": {"data", "chat", "checker", "suites", "tiny"},
     "synth": {"checker", "suites", "chat"},
-    "evaluate": {"checker", "suites", "chat"},
+    # `rsi-hub eval --revise K` scores serving's verify-and-revise loop.
+    "evaluate": {"checker", "suites", "chat", "serving"},
     "serving": {"chat", "checker"},
     "release": {"chat", "evaluate"},
     "space_support": {"chat", "checker", "serving"},

@@ -1,7 +1,7 @@
 """Checks -> words -> checks: every phrasing the suites use reads back as the check it states.
 
 The suite generator says a check in words (`rsi_hub.suites.phrasings`, `generator.phrase`); the
-Space finds checks in what users write (`rsi_hub.space_support.constraints`). A phrasing the
+Space finds checks in what users write (`rsi_hub.serving.constraints`). A phrasing the
 extractor cannot read back is a constraint the Space's checklist silently drops.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from rsi_hub.numbers import number_words, parse_number
-from rsi_hub.space_support.constraints import describe, extract_specs
+from rsi_hub.serving.constraints import describe, extract_specs
 from rsi_hub.suites import load_suite
 from rsi_hub.suites import phrasings as ph
 from rsi_hub.suites.generator import phrase, phrasing_key

@@ -20,6 +20,9 @@ from rsi_hub.space_support import (
     CHECKLIST_TITLE,
     answer_with_checklist,
     checklist_for,
+    extract_specs,
+    format_rounds,
+    judge,
     load_chat_model,
 )
 from rsi_hub.space_support.deploy import deploy_space, space_files
@@ -65,6 +68,44 @@ def test_reply_streams_with_a_live_checklist_then_a_final_one(app, chat, monkeyp
     assert answer["content"] == updates[-2][0]["content"]  # the last streamed text is the answer
     assert seen["eos_token_id"] == list(STOP_TOKEN_IDS) and seen["do_sample"] is False
     assert seen["max_new_tokens"] == 12
+
+
+def test_verify_and_revise_shows_every_round(app, chat, monkeypatch) -> None:
+    """With the toggle on, failed answers go back with the checker's reasons; the checklist
+    shows each round's ticks and crosses, and the answer shown is the best one."""
+    message = "Answer in exactly two words. Do not use the letter q."
+    prompts: list[str] = []
+    answers: list[str] = []
+    generate = chat.model.generate
+
+    def spy(**kwargs: Any) -> Any:
+        out = generate(**kwargs)
+        start = kwargs["input_ids"].shape[1]
+        prompts.append(chat.tokenizer.decode(kwargs["input_ids"][0]))
+        answers.append(chat.tokenizer.decode(out[0, start:], skip_special_tokens=True))
+        return out
+
+    monkeypatch.setattr(chat.model, "generate", spy)
+    updates = list(app.make_responder(chat)(message, [], True))
+    specs = extract_specs(message)
+    rounds = [judge(specs, answer) for answer in answers]
+    passed = [sum(item.passed for item in items) for items in rounds]
+    best = passed.index(max(passed))
+    # The tiny model's answers are noise: it fails two words and is asked again, 3 answers.
+    assert len(answers) == app.REVISE_ROUNDS == 3 and not all(i.passed for i in rounds[0])
+    assert len(updates) == 4  # one per judged round, then the final one
+    for step, (_, box) in enumerate(updates[:-1]):
+        assert box["metadata"]["status"] == "pending"
+        assert f"Round {step + 1}" in box["content"] and f"Round {step + 2}" not in box["content"]
+    answer, box = updates[-1]
+    assert answer["content"] == answers[best]
+    assert "status" not in box["metadata"] and box["metadata"]["title"] == CHECKLIST_TITLE
+    assert box["content"] == format_rounds(rounds, kept=best, max_rounds=3)
+    assert "\nRound 3" in box["content"]
+    assert "- ✗ exactly 2 words — expected 2 words, got " in box["content"]
+    # Round two read the first answer and the checker's reasons as a new user turn.
+    assert answers[0] in prompts[1]
+    assert "the request asks for exactly 2. " in prompts[1]
 
 
 def test_next_turn_leaves_checklists_out_of_the_prompt(app) -> None:
@@ -124,6 +165,7 @@ def test_api_holds_a_conversation(app, chat, monkeypatch) -> None:
         assert [p["parameter_name"] for p in params["/respond"]["parameters"]] == [
             "message",
             "history",
+            "verify_and_revise",
         ]
         answer, checklist = client.predict("Another, in two words.", history, api_name="/respond")
     finally:
@@ -205,7 +247,7 @@ def test_deploy_sends_the_app_and_what_it_imports_in_one_commit() -> None:
         "rsi_hub/shipped.py",
         "rsi_hub/resources/templates/chat_template.jinja",
     } <= paths
-    assert {"rsi_hub/checker/__init__.py", "rsi_hub/space_support/constraints.py"} <= paths
+    assert {"rsi_hub/checker/__init__.py", "rsi_hub/serving/constraints.py"} <= paths
     assert not any(
         "__pycache__" in p or p.startswith(("rsi_hub/train", "rsi_hub/release")) for p in paths
     )

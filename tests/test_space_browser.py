@@ -100,8 +100,19 @@ def test_chat_streams_a_reply_with_a_live_checklist(app_url: str, tmp_path: Path
             expect(page.get_by_text("starts with “Waves”").last).to_be_visible()
             page.screenshot(path=str(tmp_path / "space.png"), full_page=True)
             text = page.locator("body").inner_text()
+            # The toggle: the next answer goes through verify-and-revise, its rounds listed.
+            page.get_by_label("verify and revise").check()
+            box.fill("Name a sea in exactly two words.")
+            box.press("Enter")
+            rounds = page.get_by_text("Verify and revise: answer").last
+            expect(rounds).to_be_visible(timeout=60_000)
+            expect(page.get_by_text("(revising)")).to_have_count(0, timeout=60_000)
+            revised = page.locator("body").inner_text()
         finally:
             browser.close()
     assert MESSAGE in text
     assert "3 constraints met" in text or "of 3 constraints met" in text
     assert (tmp_path / "space.png").stat().st_size > 10_000
+    # The tiny model never writes two words: three rounds, each with its cross.
+    assert "Round 1" in revised and "Round 3" in revised
+    assert revised.count("✗ exactly 2 words") >= 3

@@ -27,6 +27,7 @@ COMMAND_MODULES: list[str] = [
     "eval",
     "tasks_path",
     "compare",
+    "rescore",
     "failures",
     "power",
     "soup",

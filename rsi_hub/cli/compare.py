@@ -34,9 +34,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     parser.add_argument("run_a", metavar="RUN_A", help="incumbent run directory")
-    parser.add_argument("run_b", metavar="RUN_B", help="candidate run directory")
+    parser.add_argument(
+        "run_b",
+        metavar="RUN_B",
+        nargs="?",
+        help="candidate run directory (with --revise: defaults to RUN_A)",
+    )
     parser.add_argument(
         "--task", choices=tuple(SUITES), default="if818", help="suite to pair (default if818)"
+    )
+    parser.add_argument(
+        "--revise",
+        type=int,
+        metavar="K",
+        help="pair RUN_B's verify-and-revise eval (RUN_B/eval/<task>.revise-K/, from `rsi-hub "
+        "eval --revise K`) against RUN_A's plain served eval of the same weights; reports the "
+        "gain of the protocol, no acceptance verdict",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
@@ -76,17 +89,25 @@ def run(args: argparse.Namespace) -> int:
         load_guard_rule,
     )
 
+    if args.run_b is None and args.revise is None:
+        print(
+            "rsi-hub compare: error: pass RUN_B, or --revise K to pair RUN_A's verify-and-revise "
+            "eval with its plain one.",
+            file=sys.stderr,
+        )
+        return 2
     base = load_guard_rule(args.guards) if args.guards else AcceptanceRule()
     if args.alpha is not None:
         base = AcceptanceRule(base.guards, args.alpha)
     rule = base.with_thresholds(dict(args.guard))
     comparison = compare_runs(
         args.run_a,
-        args.run_b,
+        args.run_b or args.run_a,
         task=args.task,
         rule=rule,
         bootstrap_iters=args.bootstrap_iters,
         seed=args.seed,
+        revise_b=args.revise,
     )
     for warning in comparison.warnings:
         print(f"rsi-hub compare: warning: {warning}", file=sys.stderr)

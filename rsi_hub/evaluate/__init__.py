@@ -9,7 +9,11 @@ Public API (imported lazily, so that lm-eval's task files can import `harness` c
 - `failure_report(run, task=...)`: the card's section 5 table from the logged samples.
 - `weights_sha256(folder)`: the digest every result is bound to (defined in `rsi_hub.hashing`).
 
-Uses `rsi_hub.checker`, `rsi_hub.suites`, `rsi_hub.chat` and the leaf `rsi_hub.hashing` only.
+- `rescore_suite(run, suite)`: re-judge logged answers with the current checker (`rsi-hub rescore`).
+- `evaluate_revise(config)`: verify-and-revise as its own protocol (`rsi-hub eval --revise K`).
+
+Uses `rsi_hub.checker`, `rsi_hub.suites`, `rsi_hub.chat`, `rsi_hub.serving` (verify-and-revise)
+and the leaf `rsi_hub.hashing` only.
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ _EXPORTS = {
     "AcceptanceRule": "rsi_hub.evaluate.compare",
     "Comparison": "rsi_hub.evaluate.compare",
     "failure_report": "rsi_hub.evaluate.failures",
+    "rescore_suite": "rsi_hub.evaluate.rescore",
+    "evaluate_revise": "rsi_hub.evaluate.revise_eval",
     "weights_sha256": "rsi_hub.hashing",
     "weights_files_sha256": "rsi_hub.hashing",
     "SUITES": "rsi_hub.evaluate.protocol",

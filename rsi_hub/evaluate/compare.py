@@ -156,6 +156,8 @@ class Comparison:
     unmatched_b: int
     prompts_differ: int
     guards: list[GuardResult] = field(default_factory=list)
+    #: Set when B is scored under another protocol than A (verify-and-revise): what differs.
+    protocols_differ: str | None = None
     verdict: str = ""
     accepted: bool | None = None
     warnings: list[str] = field(default_factory=list)  # e.g. a run compared with itself
@@ -181,9 +183,14 @@ def _doc_key(task: str, sample: dict[str, Any]) -> str:
     return f"{task}:{ident if ident is not None else sample['doc_id']}"
 
 
-def load_paired_log(run: str | Path, suite: Suite) -> tuple[dict[str, _Logged], EvalMeta]:
-    """Per-document outcomes of one run on one suite, keyed by task and document id; and meta."""
-    record = store.read_suite_dir(run, suite.name)
+def load_paired_log(
+    run: str | Path, suite: Suite, folder: str | None = None
+) -> tuple[dict[str, _Logged], EvalMeta]:
+    """Per-document outcomes of one run on one suite, keyed by task and document id; and meta.
+
+    `folder` reads `RUN/eval/<folder>/` instead of `RUN/eval/<suite>/` (e.g. a revise eval).
+    """
+    record = store.read_suite_dir(run, folder or suite.name)
     logged: dict[str, _Logged] = {}
     for task, sample in record.samples():
         if suite.paired_metric not in sample:
@@ -335,11 +342,16 @@ def compare_runs(
     rule: AcceptanceRule | None = None,
     bootstrap_iters: int = 10_000,
     seed: int = 0,
+    revise_b: int | None = None,
 ) -> Comparison:
     """Compare incumbent A and candidate B on one suite and apply the acceptance rule.
 
     Documents are joined on task and document id; documents only one run scored (e.g. under
     different --limit) are left out and counted.
+
+    With `revise_b=K`, B is RUN_B's verify-and-revise evaluation (`RUN_B/eval/<task>.revise-K/`)
+    paired against A's plain served one of the same weights: not a model comparison, so no
+    guards and no acceptance verdict; `protocols_differ` says what differs.
 
     Raises:
         DocumentMismatchError: a document id carries different content in the two runs.
@@ -353,8 +365,22 @@ def compare_runs(
     suite = SUITES[task]
     rule = rule or AcceptanceRule()
     log_a, meta_a = load_paired_log(run_a, suite)
-    log_b, meta_b = load_paired_log(run_b, suite)
-    _same_protocol(meta_a, meta_b, task)
+    folder_b = None
+    if revise_b is not None:
+        from rsi_hub.evaluate.revise_eval import revise_folder
+
+        folder_b = revise_folder(task, revise_b)
+        if not store.has_suite_dir(run_b, folder_b):
+            raise EvaluationFileError(
+                f"{store.suite_dir(run_b, folder_b)} not found: run `rsi-hub eval {run_b} "
+                f"--suite {task} --revise {revise_b}` first.",
+                path=store.suite_dir(run_b, folder_b),
+            )
+    log_b, meta_b = load_paired_log(run_b, suite, folder_b)
+    if revise_b is None:
+        _same_protocol(meta_a, meta_b, task)
+    else:
+        _revise_against_plain(meta_a, meta_b, task)
 
     shared = sorted(set(log_a) & set(log_b))
     if not shared:
@@ -385,17 +411,76 @@ def compare_runs(
         prompts_differ=sum(log_a[k].prompt_hash != log_b[k].prompt_hash for k in shared),
     )
     weights_b = meta_b.weights_sha256
+    limited = meta_a.limit is not None or meta_b.limit is not None
+    if revise_b is not None:
+        _decide_protocols(comparison, meta_b, rule)
+        return comparison
     comparison.warnings = _same_model_warnings(run_a, run_b, meta_a.weights_sha256, weights_b)
     comparison.guards = [_guard_of(run_b, weights_b, g, run_a, meta_a) for g in rule.guards]
-    limited = meta_a.limit is not None or meta_b.limit is not None
     decide(comparison, rule, limited)
     return comparison
+
+
+def _revise_against_plain(meta_a: EvalMeta, meta_b: EvalMeta, task: str) -> None:
+    """A must be plain serving and B verify-and-revise, of the same weights, judged alike."""
+    from rsi_hub.evaluate.protocol import REVISE_PROTOCOL
+
+    if meta_b.extra.get("protocol") != REVISE_PROTOCOL:
+        raise EvaluationInputError(
+            f"{task}: RUN_B's folder is not a verify-and-revise evaluation; run "
+            "`rsi-hub eval RUN --revise K` first.",
+            field="revise",
+        )
+    if meta_a.extra.get("protocol") is not None or meta_a.system_prompt_id != (
+        meta_b.system_prompt_id
+    ):
+        raise EvaluationInputError(
+            f"{task}: RUN_A/eval/{task}/ must be plain serving in the served configuration "
+            f"(system prompt {meta_b.system_prompt_id}); run `rsi-hub eval RUN --suite {task}`.",
+            field="revise",
+        )
+    if meta_a.weights_sha256 != meta_b.weights_sha256:
+        raise EvaluationInputError(
+            f"{task}: verify-and-revise is paired against plain serving of the same weights, but "
+            f"A scored {str(meta_a.weights_sha256)[:12]}… and B {str(meta_b.weights_sha256)[:12]}"
+            "…; pass the same run twice (or omit RUN_B).",
+            field="revise",
+        )
+    if meta_a.checker_version != meta_b.checker_version:
+        raise EvaluationInputError(
+            f"{task}: the runs differ in checker version ({meta_a.checker_version!r} vs "
+            f"{meta_b.checker_version!r}); `rsi-hub rescore` the plain one.",
+            field="checker_version",
+        )
+
+
+def _decide_protocols(comparison: Comparison, meta_b: EvalMeta, rule: AcceptanceRule) -> None:
+    """The verdict of a protocol comparison: the gain is the loop's, never a model's."""
+    c = comparison
+    rounds = meta_b.extra.get("max_rounds")
+    ratio = (meta_b.extra.get("tokens") or {}).get("completion_ratio")
+    cost = f", {ratio:.2f}x the generated tokens" if isinstance(ratio, int | float) else ""
+    c.protocols_differ = (
+        f"A is plain serving (one greedy answer); B is verify-and-revise (up to {rounds} answers "
+        f"per prompt{cost}) on the same weights"
+    )
+    c.warnings = [f"the protocols differ: {c.protocols_differ}; this is not a model comparison."]
+    significant = stats.gain_is_significant(c.a_only, c.b_only, rule.alpha)
+    gain = c.b_only - c.a_only
+    c.accepted = None
+    c.verdict = (
+        f"PROTOCOLS DIFFER: verify-and-revise {'gains' if gain >= 0 else 'loses'} {gain:+d} on "
+        f"{c.task} over plain serving (exact McNemar p = {c.mcnemar_p:.3g}, "
+        f"{'significant' if significant else 'not significant'} at {rule.alpha:g}); no "
+        "acceptance decision: the weights are the same"
+    )
 
 
 def format_comparison(c: Comparison) -> str:
     """The human-readable report `rsi-hub compare` prints."""
     pct = lambda k: 100.0 * k / c.n  # noqa: E731
-    lines = [
+    lines = [f"protocols differ: {c.protocols_differ}"] if c.protocols_differ else []
+    lines += [
         f"{c.task}: {c.n} paired documents",
         f"  A {c.run_a}: {c.a}/{c.n} ({pct(c.a):.2f} %)",
         f"  B {c.run_b}: {c.b}/{c.n} ({pct(c.b):.2f} %)",
@@ -410,7 +495,8 @@ def format_comparison(c: Comparison) -> str:
         )
     if c.prompts_differ:
         lines.append(f"  note: {c.prompts_differ} paired prompts were rendered differently")
-    lines.append("guards (B):")
+    if c.guards:
+        lines.append("guards (B):")
     for g in c.guards:
         shown = f"{g.value:g}" if g.value is not None else "-"
         note = f" ({g.note})" if g.note else ""

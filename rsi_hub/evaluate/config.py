@@ -16,6 +16,8 @@ from rsi_hub.errors import EvaluationFileError, EvaluationInputError
 from rsi_hub.evaluate.protocol import SUITE_CHOICES
 
 Backend = Literal["hf", "vllm"]
+#: The suites `--revise` can score: their answers are judged by the checker alone.
+REVISABLE_SUITES = ("if818", "if263", "if3k")
 # A candidate id becomes part of a folder name: RUN/eval/<suite>.prompt-<id>/.
 PROMPT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
@@ -82,6 +84,17 @@ class EvalConfig:
             "stem)",
         },
     )
+    revise: int | None = field(
+        default=None,
+        metadata={
+            "metavar": "K",
+            "help": "score verify-and-revise instead of plain serving: up to K answers per "
+            "prompt, each judged by the checker, failures asked again with its reasons, the "
+            "best answer kept (rsi_hub.serving.revise). Its own protocol, NOT the served "
+            "configuration: writes RUN/eval/<suite>.revise-<K>/ (meta served_configuration "
+            "false) with the tokens spent; IF suites, hf backend only",
+        },
+    )
     # Library-only options (prompt search, tests and benchmarks).
     system_prompt: str | None = field(
         default=None,
@@ -113,6 +126,8 @@ class EvalConfig:
             if value is not None and value < 1:
                 flag = "--" + name.replace("_", "-")
                 raise EvaluationInputError(f"{flag} must be at least 1, got {value}.", field=name)
+        if self.revise is not None:
+            self._check_revise()
         if self.system_prompt is not None and self.system_prompt_file is not None:
             raise EvaluationInputError(
                 "give a candidate system prompt as text or as --system-prompt-file, not both.",
@@ -138,6 +153,34 @@ class EvalConfig:
                 f"system prompt id {self.system_prompt_id!r}: use letters, digits, '_', '.' and "
                 "'-' only (it names the result folder).",
                 field="system_prompt_id",
+            )
+
+    def _check_revise(self) -> None:
+        if self.revise is not None and self.revise < 1:
+            raise EvaluationInputError(
+                f"--revise must be at least 1 (answers per prompt), got {self.revise}.",
+                field="revise",
+            )
+        wrong = [s for s in self.suite.split(",") if s.strip() not in REVISABLE_SUITES]
+        if wrong:
+            raise EvaluationInputError(
+                f"--revise scores one checked instruction-following suite ("
+                f"{', '.join(REVISABLE_SUITES)}), got --suite {self.suite}.",
+                field="revise",
+            )
+        if "," in self.suite:
+            raise EvaluationInputError(
+                f"--revise scores one suite at a time; pass one of {', '.join(REVISABLE_SUITES)}.",
+                field="revise",
+            )
+        if self.backend != "hf":
+            raise EvaluationInputError(
+                "--revise runs in process (backend hf); drop --backend.", field="revise"
+            )
+        if self.system_prompt is not None or self.system_prompt_file is not None:
+            raise EvaluationInputError(
+                "--revise scores the served system prompt; drop --system-prompt-file.",
+                field="revise",
             )
 
     def candidate_text(self) -> str | None:

@@ -164,11 +164,25 @@ def _miss_metrics(results: Sequence[Any]) -> dict[str, float]:
     return misses
 
 
-def process_if(doc: dict[str, Any], results: list[str]) -> dict[str, float]:
-    """lm-eval `process_results` of IF-818, IF263 and IF-3k."""
-    verdict = _verdict(doc, results[0])
+def if_metrics(verdict: Any) -> dict[str, float]:
+    """The per-document metrics of an IF suite from the checker's verdict on the answer."""
     passed = 1.0 if verdict.passed else 0.0
     return {"acc": passed, "pass_count": passed, **_miss_metrics(verdict.results)}
+
+
+def process_if(doc: dict[str, Any], results: list[str]) -> dict[str, float]:
+    """lm-eval `process_results` of IF-818, IF263 and IF-3k."""
+    return if_metrics(_verdict(doc, results[0]))
+
+
+def ev4_check_metrics(verdict: Any) -> dict[str, float]:
+    """The per-document EV4 metrics that the checker's verdict decides (not the stop facts)."""
+    return {
+        "checks_passed": float(sum(r.passed for r in verdict.results)),
+        "checks_total": float(len(verdict.results)),
+        "acc": 1.0 if verdict.passed else 0.0,
+        **_miss_metrics(verdict.results),
+    }
 
 
 def _ending(doc: dict[str, Any], response: str) -> tuple[int, bool, bool]:
@@ -185,14 +199,14 @@ def process_ev4(doc: dict[str, Any], results: list[str]) -> dict[str, float]:
     """lm-eval `process_results` of EV4."""
     verdict = _verdict(doc, results[0])
     tokens, stopped, exact = _ending(doc, results[0])
+    metrics = ev4_check_metrics(verdict)
+    misses = {k: metrics.pop(k) for k in [k for k in metrics if k.startswith("miss_")]}
     return {
-        "checks_passed": float(sum(r.passed for r in verdict.results)),
-        "checks_total": float(len(verdict.results)),
-        "acc": 1.0 if verdict.passed else 0.0,
+        **metrics,
         "stop_rate": 1.0 if stopped else 0.0,
         "answer_tokens": float(tokens),
         "stop_exact": 1.0 if exact else 0.0,
-        **_miss_metrics(verdict.results),
+        **misses,
     }
 
 

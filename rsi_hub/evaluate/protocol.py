@@ -14,6 +14,9 @@ from rsi_hub.chat import IM_END_TOKEN, IM_START_TOKEN, MAX_NEW_TOKENS, SYSTEM_PR
 #: How every served prompt ends (`add_generation_prompt`, thinking off): the answer follows it.
 GENERATION_PROMPT = f"{IM_START_TOKEN}assistant\n"
 PREF_DATASET = "HuggingFaceH4/ultrafeedback_binarized"
+#: meta.json `extra.protocol` of a verify-and-revise evaluation (`rsi-hub eval --revise K`): its
+#: own protocol, never the served configuration, in `RUN/eval/<suite>.revise-<K>/`.
+REVISE_PROTOCOL = "verify-and-revise"
 MMLU_DATASET = "cais/mmlu"
 
 

@@ -309,6 +309,8 @@ def evaluate_run(
             meta.json records `served_configuration: false`, the id and `system_prompt_sha256`.
             IF263's protocol has no system message: it is scored with the candidate only when
             named in `suite` itself (`if263`, `if818,if263`); `all` leaves it out.
+            `revise`: score verify-and-revise with up to K answers per prompt instead (its own
+            protocol, `RUN/eval/<suite>.revise-<K>/`; see `rsi_hub.evaluate.revise_eval`).
             `folder_name`: the result folder under `RUN/eval/` instead of
             `<suite>.prompt-<id>`; one suite only, and only with a candidate prompt.
         progress: called with one line per step (the CLI prints them).
@@ -320,6 +322,10 @@ def evaluate_run(
         RsiHubError: the run breaks the serving contract, a Hub dataset is unreachable (raised
             before the model is loaded), or lm-eval rendered a prompt off-protocol.
     """
+    if config.revise is not None:  # its own protocol, in its own folder
+        from rsi_hub.evaluate.revise_eval import evaluate_revise
+
+        return [evaluate_revise(config, progress=progress)]
     run = Path(config.run)
     suite, limit, backend = config.suite, config.limit, config.backend
     pref_data, suite_data, max_gen_toks = config.pref_data, config.suite_data, config.max_gen_toks

@@ -52,6 +52,15 @@ def eval_dir(run: str | Path, suite: str) -> Path:
     return eval_root(run) / suite
 
 
+SUPERSEDED_DIR = ".superseded"
+
+
+def superseded_eval_dir(run: str | Path, folder: str, checker_version: str | None) -> Path:
+    """`RUN/eval/.superseded/<folder>.checker-<version>/`: an eval folder `rsi-hub rescore`
+    replaced, kept as it was. Hidden, so nothing reads it as a result."""
+    return eval_root(run) / SUPERSEDED_DIR / f"{folder}.checker-{checker_version or 'unknown'}"
+
+
 def results_path(folder: str | Path) -> Path:
     """`<eval folder>/results.json`: lm-eval's results."""
     return Path(folder) / RESULTS_FILE

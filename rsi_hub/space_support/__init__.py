@@ -3,13 +3,16 @@
 - `extract_specs(message)`: the verifiable constraints a message states, as checker specs.
 - `checklist_for(message, reply)` / `format_checklist(items)`: those constraints judged on a
   reply by `rsi_hub.checker` (the one checker).
+- `rounds_message(rounds, kept=…)`: the checklist of a verify-and-revise answer, every round.
 - `load_chat_model`, `stream_reply`: greedy streaming in the served configuration.
 - `answer_with_checklist(model, message)`: load with `pipeline`, answer, print the checklist.
 
-Uses `rsi_hub.chat` and `rsi_hub.checker` only. Generation imports torch and transformers
+Uses `rsi_hub.chat`, `rsi_hub.checker` and `rsi_hub.serving` (the extractor, verify-and-revise).
+Generation imports torch and transformers
 lazily, so the extractor and the checklist stay cheap to import.
 """
 
+from rsi_hub.serving.constraints import describe, extract_specs
 from rsi_hub.space_support.answer import Answer, answer_with_checklist
 from rsi_hub.space_support.checklist import (
     CHECKLIST_TITLE,
@@ -17,9 +20,11 @@ from rsi_hub.space_support.checklist import (
     checklist_for,
     checklist_message,
     format_checklist,
+    format_rounds,
+    items_from_verdict,
     judge,
+    rounds_message,
 )
-from rsi_hub.space_support.constraints import describe, extract_specs
 from rsi_hub.space_support.generation import (
     ChatModel,
     InputTooLongError,
@@ -40,8 +45,11 @@ __all__ = [
     "describe",
     "extract_specs",
     "format_checklist",
+    "format_rounds",
+    "items_from_verdict",
     "judge",
     "load_chat_model",
     "require_model_folder",
+    "rounds_message",
     "stream_reply",
 ]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from rsi_hub.checker import CheckError, check
-from rsi_hub.space_support.constraints import Spec, describe, extract_specs
+from rsi_hub.checker import CheckError, Verdict, check
+from rsi_hub.serving.constraints import Spec, describe, extract_specs
 
 CHECKLIST_TITLE = "Constraint checklist"
 NO_CONSTRAINTS = (
@@ -42,7 +42,11 @@ def judge(specs: list[Spec], reply: str) -> list[ChecklistItem]:
     """Judge `reply` on each spec with `rsi_hub.checker.check`; one item per spec, in order."""
     if not specs:
         return []
-    verdict = check(reply, specs)
+    return items_from_verdict(specs, check(reply, specs))
+
+
+def items_from_verdict(specs: list[Spec], verdict: Verdict) -> list[ChecklistItem]:
+    """The checklist of a verdict the checker already gave on `specs` (one item per spec)."""
     return [
         ChecklistItem(spec, describe(spec), result.passed, result.reason)
         for spec, result in zip(specs, verdict.results, strict=True)
@@ -79,6 +83,36 @@ def format_checklist(
     return "\n".join([f"**{header}**" if markdown else f"{CHECKLIST_TITLE}: {header}", *lines])
 
 
+def format_rounds(
+    rounds: list[list[ChecklistItem]], *, kept: int, max_rounds: int, final: bool = True
+) -> str:
+    """The verify-and-revise checklist: every round's ticks and crosses, the kept one marked.
+
+    Args:
+        rounds: one checklist per answer, in order.
+        kept: index of the answer shown (the best so far).
+        max_rounds: the most answers the loop may generate.
+        final: whether the loop has ended (while it runs, the header says so).
+    """
+    if not rounds or not rounds[0]:
+        return NO_CONSTRAINTS
+    total = len(rounds[0])
+    met = sum(item.passed for item in rounds[kept])
+    state = "" if final else " so far (revising)"
+    lines = [
+        f"**Verify and revise: answer {kept + 1} of {len(rounds)} kept (up to {max_rounds}), "
+        f"{met} of {total} constraints met{state}, judged by rsi_hub.checker**"
+    ]
+    for index, items in enumerate(rounds):
+        mark = " (kept)" if index == kept else ""
+        passed = sum(item.passed for item in items)
+        lines.append(f"\nRound {index + 1}{mark}: {passed} of {total} met")
+        for item in items:
+            why = f" — {item.reason}" if item.reason and not item.passed else ""
+            lines.append(f"- {'✓' if item.passed else '✗'} {item.label}{why}")
+    return "\n".join(lines)
+
+
 def checklist_message(items: list[ChecklistItem], *, final: bool = True) -> dict[str, Any]:
     """The chat message that shows the checklist under an answer in the Space.
 
@@ -87,13 +121,23 @@ def checklist_message(items: list[ChecklistItem], *, final: bool = True) -> dict
     open; "done" would fold it away). The title also lets the next turn leave it out of what
     the model reads.
     """
+    log = f"{sum(i.passed for i in items)} of {len(items)} met" if items else None
+    return _box(format_checklist(items, final=final), log, final)
+
+
+def rounds_message(
+    rounds: list[list[ChecklistItem]], *, kept: int, max_rounds: int, final: bool = True
+) -> dict[str, Any]:
+    """The checklist box of a verify-and-revise answer: each round's ticks (`format_rounds`)."""
+    log = f"{len(rounds)} round(s)" if rounds and rounds[0] else None
+    content = format_rounds(rounds, kept=kept, max_rounds=max_rounds, final=final)
+    return _box(content, log, final)
+
+
+def _box(content: str, log: str | None, final: bool) -> dict[str, Any]:
     metadata: dict[str, Any] = {"title": CHECKLIST_TITLE}
-    if items:
-        metadata["log"] = f"{sum(i.passed for i in items)} of {len(items)} met"
+    if log:
+        metadata["log"] = log
     if not final:
         metadata["status"] = "pending"
-    return {
-        "role": "assistant",
-        "content": format_checklist(items, final=final),
-        "metadata": metadata,
-    }
+    return {"role": "assistant", "content": content, "metadata": metadata}

@@ -20,7 +20,7 @@ SPACE_FILES = ("app.py", "README.md", "requirements.txt")
 # What `space/app.py` imports, directly or not; the rest of the package stays out of the Space.
 PACKAGE_PARTS = (
     "__init__.py", "py.typed", "errors.py", "hashing.py", "logs.py", "numbers.py", "shipped.py",
-    "crashpoint.py", "rundir", "chat", "checker", "space_support",
+    "crashpoint.py", "rundir", "chat", "checker", "serving", "space_support",
 )  # fmt: skip
 
 

@@ -8,7 +8,7 @@ left out rather than guessed. Rules run in priority order and a match may not ov
 earlier rule already used ("in 40 words or fewer" is `word_max`, never also `word_eq`).
 
 The specs are those of the one checker (`rsi_hub.checker`, spec/checks.md); the Space and the
-main job judge them with it (`rsi_hub.space_support.checklist`). Numbers may be digits or words.
+main job judge them with it (`rsi_hub.space_support.checklist`, `rsi_hub.serving.revise`). Numbers may be digits or words.
 """
 
 from __future__ import annotations
