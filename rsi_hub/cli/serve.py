@@ -28,7 +28,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("model", metavar="RUN_OR_REPO", help="run directory or Hub repository id")
     parser.add_argument(
-        "--engine", choices=ENGINES, default="transformers", help="serving engine (default %(default)s)"
+        "--engine",
+        choices=ENGINES,
+        default="transformers",
+        help="serving engine (default %(default)s)",
     )
     parser.add_argument(
         "--host", default=DEFAULT_HOST, help="address to listen on (default %(default)s)"
