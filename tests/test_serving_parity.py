@@ -1,6 +1,6 @@
 """Parity of a real `rsi-hub serve` (transformers serve) process with in-process generation.
 
-One server per module, on the tiny model made to stop (tests/serving_server.py), talked to with
+One server per session (conftest's `stopping_server`), on the tiny model made to stop, talked to with
 the real `openai` client on the first 20 IF-818 prompts. The reference is `model.generate` on
 the prompt `rsi_hub.chat.render` builds, greedy, stopping at ids 11 and 2, in one thread (as
 the server runs) so that both sides compute the same floats.
@@ -15,7 +15,6 @@ import pytest
 import torch
 
 from rsi_hub.chat import MAX_INPUT_TOKENS, STOP_TEXTS, STOP_TOKEN_IDS, render
-from tests.serving_server import build_stopping_variant, serving
 
 pytestmark = pytest.mark.slow
 
@@ -31,11 +30,6 @@ def _prompts() -> list[str]:
         return [
             json.loads(line)["prompt"] for _, line in zip(range(N_PROMPTS), lines, strict=False)
         ]
-
-
-@pytest.fixture(scope="module")
-def stopping_run(tiny_run: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_stopping_variant(tiny_run, tmp_path_factory.mktemp("serve") / "run")
 
 
 @pytest.fixture(scope="module")
@@ -71,12 +65,11 @@ def reference(stopping_run: Path) -> dict[bool, list[dict]]:
 
 
 @pytest.fixture(scope="module")
-def client(stopping_run: Path, tmp_path_factory: pytest.TempPathFactory):
+def client(stopping_server):
     import openai
 
-    log = tmp_path_factory.mktemp("serve_log") / "server.log"
-    with serving(stopping_run, log) as server:
-        yield openai.OpenAI(base_url=server.base_url, api_key="none", max_retries=0), server
+    client = openai.OpenAI(base_url=stopping_server.base_url, api_key="none", max_retries=0)
+    return client, stopping_server
 
 
 def _ask(client, prompt: str, **extra):
@@ -178,16 +171,18 @@ def test_input_over_8192_tokens_is_refused_with_a_clear_error(client) -> None:
     openai_client, server = client
     tokenizer = AutoTokenizer.from_pretrained(server.model_id)
 
+    def message(n: int) -> str:
+        return "word" + " word" * n  # each " word" is one token
+
     def tokens(n: int) -> int:
-        text = render([{"role": "user", "content": "word " * n}])
+        text = render([{"role": "user", "content": message(n)}])
         return len(tokenizer(text, add_special_tokens=False).input_ids)
 
-    base = tokens(0)
-    n = next(n for n in range(MAX_INPUT_TOKENS - base - 2, MAX_INPUT_TOKENS) if tokens(n) == 8192)
-    assert tokens(n + 1) == MAX_INPUT_TOKENS + 1
+    n = MAX_INPUT_TOKENS - tokens(0)
+    assert (tokens(n), tokens(n + 1)) == (MAX_INPUT_TOKENS, MAX_INPUT_TOKENS + 1)
     at_limit = openai_client.chat.completions.create(
         model=server.model_id,
-        messages=[{"role": "user", "content": "word " * n}],
+        messages=[{"role": "user", "content": message(n)}],
         temperature=0,
         max_tokens=1,
     )
@@ -195,7 +190,7 @@ def test_input_over_8192_tokens_is_refused_with_a_clear_error(client) -> None:
     with pytest.raises(openai.BadRequestError) as refused:
         openai_client.chat.completions.create(
             model=server.model_id,
-            messages=[{"role": "user", "content": "word " * (n + 1)}],
+            messages=[{"role": "user", "content": message(n + 1)}],
             temperature=0,
             max_tokens=1,
         )
