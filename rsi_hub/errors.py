@@ -158,3 +158,14 @@ class ShippedFileMissingError(RsiHubError, FileNotFoundError):
 
     The message names the missing path and how to reinstall.
     """
+
+
+# --- serving (rsi_hub.serving) ---
+
+
+class ServingError(RsiHubError, RuntimeError):
+    """`rsi-hub serve` cannot launch an engine (folder off-contract, model not found)."""
+
+
+class EngineNotInstalledError(ServingError):
+    """The serving engine asked for is not installed here; the message names the fix."""

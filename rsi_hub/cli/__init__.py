@@ -25,6 +25,7 @@ COMMAND_MODULES: list[str] = [
     "train",
     "synth",
     "eval",
+    "serve",
     "tasks_path",
     "compare",
     "rescore",

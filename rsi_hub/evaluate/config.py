@@ -47,6 +47,24 @@ class EvalConfig:
         default="hf",
         metadata={"help": "hf: transformers on CPU or GPU; vllm: lm-eval's vLLM model on GPUs"},
     )
+    endpoint: str | None = field(
+        default=None,
+        metadata={
+            "metavar": "URL",
+            "help": "score a running OpenAI-compatible server (e.g. `rsi-hub serve RUN`'s "
+            "http://127.0.0.1:8000/v1) through lm-eval's local-chat-completions model instead "
+            "of loading RUN; generation suites only. Results go to RUN/eval/<suite>/ with "
+            "backend endpoint; the weights sha256 is recorded only when RUN is the model "
+            "folder the server serves",
+        },
+    )
+    endpoint_model: str | None = field(
+        default=None,
+        metadata={
+            "metavar": "ID",
+            "help": "the model id to request from --endpoint (default: the one it serves)",
+        },
+    )
     batch_size: int | None = field(
         default=None, metadata={"metavar": "B", "help": "batch size (hf default 8)"}
     )
@@ -126,6 +144,15 @@ class EvalConfig:
             if value is not None and value < 1:
                 flag = "--" + name.replace("_", "-")
                 raise EvaluationInputError(f"{flag} must be at least 1, got {value}.", field=name)
+        if self.endpoint is None and self.endpoint_model is not None:
+            raise EvaluationInputError(
+                "--endpoint-model needs --endpoint URL.", field="endpoint_model"
+            )
+        if self.endpoint is not None and self.backend != "hf":
+            raise EvaluationInputError(
+                f"--endpoint scores a running server: leave out --backend {self.backend}.",
+                field="backend",
+            )
         if self.revise is not None:
             self._check_revise()
         if self.system_prompt is not None and self.system_prompt_file is not None:

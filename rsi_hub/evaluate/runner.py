@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import json
 import logging
 import time
 from collections.abc import Callable, Iterator
@@ -32,9 +33,16 @@ from rsi_hub.chat import (
     render,
     validate_model_folder,
 )
+from rsi_hub.chat.serving import not_a_model_folder
 from rsi_hub.errors import EvaluationError, EvaluationFileError, EvaluationInputError, RsiHubError
 from rsi_hub.evaluate import harness, hub, store
-from rsi_hub.evaluate.config import PROMPT_ID, Backend, EvalConfig
+from rsi_hub.evaluate.config import PROMPT_ID, EvalConfig
+from rsi_hub.evaluate.endpoint import (
+    endpoint_model_args,
+    make_endpoint_lm,
+    normalise_endpoint,
+    resolve_model_id,
+)
 from rsi_hub.evaluate.protocol import (
     PREF_DATASET,
     SUITES,
@@ -145,7 +153,9 @@ def vllm_model_args(
     }
 
 
-def _build_lm(backend: Backend, model_args: dict[str, Any]) -> Any:
+def _build_lm(backend: str, model_args: dict[str, Any]) -> Any:
+    if backend == "endpoint":
+        return make_endpoint_lm(**model_args)
     if backend == "hf":
         from rsi_hub.evaluate.models import RsiHFLM
 
@@ -174,28 +184,38 @@ def _set_system_prompt(lm: Any, suite: Suite, system: SystemPrompt) -> None:
     }
 
 
-def _expected_context(doc: dict[str, Any], suite: Suite, system: SystemPrompt | None) -> str:
+def _expected_context(
+    doc: dict[str, Any], suite: Suite, system: SystemPrompt | None, chat_messages: bool = False
+) -> str:
     messages = []
     if system is not None and system.candidate:
         if system.text:
             messages.append({"role": "system", "content": system.text})
         messages.append({"role": "user", "content": doc["prompt"]})
-        return render(messages, use_default_system_prompt=False)
-    if doc.get("system"):
-        messages.append({"role": "system", "content": doc["system"]})
-    messages.append({"role": "user", "content": doc["prompt"]})
-    return render(messages, use_default_system_prompt=suite.system_prompt)
+        default_system = False
+    else:
+        if doc.get("system"):
+            messages.append({"role": "system", "content": doc["system"]})
+        messages.append({"role": "user", "content": doc["prompt"]})
+        default_system = suite.system_prompt
+    if chat_messages:
+        # An endpoint gets the messages; its chat template adds k0 (the parity tests prove it).
+        return json.dumps(messages, ensure_ascii=False)
+    return render(messages, use_default_system_prompt=default_system)
 
 
 def check_rendered_prompts(
     suite: Suite,
     samples: dict[str, list[dict[str, Any]]],
     system: SystemPrompt | None = None,
+    *,
+    chat_messages: bool = False,
 ) -> None:
     """Check that lm-eval rendered every prompt exactly as the serving contract does.
 
     Guards the system-prompt protocol (k0 or none, or the candidate prompt `system`) and the
-    chat template; MMLU is lm-eval's own task and is not checked.
+    chat template; MMLU is lm-eval's own task and is not checked. With `chat_messages` (an
+    endpoint) the context is the JSON list of messages sent, without k0 (the server adds it).
 
     Raises:
         RsiHubError: naming the task, the document and the first difference.
@@ -204,13 +224,16 @@ def check_rendered_prompts(
         return
     for task, rows in samples.items():
         for row in rows:
-            expected = _expected_context(row["doc"], suite, system)
+            expected = _expected_context(row["doc"], suite, system, chat_messages)
             for argument in row["arguments"]:
-                if argument[0] != expected:
+                context = argument[0]
+                if chat_messages and isinstance(context, (list, tuple)):
+                    context = context[0]  # lm-eval's JsonChatStr: (the messages as JSON,)
+                if context != expected:
                     raise EvaluationError(
                         f"{task} document {row['doc_id']}: lm-eval rendered the prompt "
                         f"differently from the serving contract ({_label(suite, system)} "
-                        f"system message expected):\n{argument[0][:300]!r}\nexpected\n"
+                        f"system message expected):\n{context[:300]!r}\nexpected\n"
                         f"{expected[:300]!r}"
                     )
 
@@ -338,7 +361,27 @@ def evaluate_run(
             say(f"{item.name}: left out (its protocol has no system message; name it to score it)")
             suites.remove(item)
     folders = _result_folders(suites, candidate, config.folder_name)
-    validate_model_folder(run)
+    endpoint = None if config.endpoint is None else normalise_endpoint(config.endpoint)
+    if endpoint is not None:
+        loglikelihood = [s.name for s in suites if not s.generates]
+        if loglikelihood:
+            raise EvaluationInputError(
+                f"--endpoint scores generation suites only; {', '.join(loglikelihood)} need "
+                "log-likelihoods, which chat completions do not return: score them without "
+                "--endpoint.",
+                field="suite",
+            )
+    # With an endpoint, RUN may be only where results go; a model folder there is the run the
+    # caller says the endpoint serves, and only then are its weights hashed into meta.json.
+    names_served_run = endpoint is None or not_a_model_folder(run) is None
+    if names_served_run:
+        validate_model_folder(run)
+    elif any(s.name == "ev4" for s in suites):
+        raise EvaluationInputError(
+            f"{run}: ev4 counts answer tokens with the served run's tokenizer; pass the run "
+            "the endpoint serves as RUN (its model folder) to score ev4 through --endpoint.",
+            field="suite",
+        )
     pref_source = _pref_source(pref_data)
     # Before the model loads: a missing dataset must cost seconds, not a model load. Every
     # missing one is named at once, so that `--suite all` needs one retry, not several.
@@ -363,12 +406,22 @@ def evaluate_run(
         raise EvaluationError("\n".join(problems))
     gen_limit = max_gen_toks or MAX_NEW_TOKENS
     checker_version = _checker_version()
+    endpoint_info: dict[str, Any] | None = None
+    if endpoint is not None:
+        model_id = resolve_model_id(endpoint, config.endpoint_model)  # fails fast when down
+        endpoint_info = {"url": endpoint, "model_id": model_id, "serves_run": names_served_run}
 
-    say(f"hashing the weights of {run}")
-    weight_files = hashing.weights_files_sha256(run)
-    weights = hashing.manifest_sha256(weight_files)
+    weights: str | None = None
+    weight_files: dict[str, str] = {}
+    if names_served_run:
+        say(f"hashing the weights of {run}")
+        weight_files = hashing.weights_files_sha256(run)
+        weights = hashing.manifest_sha256(weight_files)
 
-    if backend == "hf":
+    if endpoint_info is not None:
+        backend = "endpoint"
+        model_args = endpoint_model_args(endpoint_info["url"], model_id, max_gen_toks=gen_limit)
+    elif backend == "hf":
         model_args = hf_model_args(
             run, batch_size=config.batch_size, device=config.device, max_gen_toks=gen_limit
         )
@@ -380,7 +433,7 @@ def evaluate_run(
             batch_size=config.batch_size,
             max_gen_toks=gen_limit,
         )
-    say(f"loading {run} ({backend})")
+    say(f"loading {endpoint or run} ({backend})")
     lm = _build_lm(backend, model_args)
 
     outcomes = []
@@ -400,12 +453,20 @@ def evaluate_run(
                 weights=weights,
                 weight_files=weight_files,
                 checker_version=checker_version,
+                endpoint=endpoint_info,
                 system=candidate or SystemPrompt.served(item),
                 folder_name=folders[item.name],
                 say=say,
             )
         )
     return outcomes
+
+
+def _stop_measurement(suite: Suite, endpoint: dict[str, Any] | None) -> str | None:
+    """How EV4's stop facts were measured: from token ids in process, re-tokenised otherwise."""
+    if suite.name != "ev4":
+        return None
+    return "re-tokenised answers" if endpoint is not None else "generated token ids"
 
 
 def _candidate_prompt(config: EvalConfig) -> SystemPrompt | None:
@@ -455,9 +516,10 @@ def _run_suite(
     suite_data: str | Path | None,
     data_source: dict[str, Any],
     max_gen_toks: int | None,
-    weights: str,
+    weights: str | None,
     weight_files: dict[str, str],
     checker_version: str,
+    endpoint: dict[str, Any] | None,
     system: SystemPrompt,
     folder_name: str,
     say: Callable[[str], None],
@@ -500,7 +562,7 @@ def _run_suite(
     if results is None:  # a non-zero rank of a multi-process run: rank 0 writes
         return SuiteOutcome(suite.name, store.suite_dir(run, folder_name), {}, seconds)
     samples = results.pop("samples")
-    check_rendered_prompts(suite, samples, system)
+    check_rendered_prompts(suite, samples, system, chat_messages=endpoint is not None)
 
     generation = served_generation(max_gen_toks or MAX_NEW_TOKENS)
     # A generation override cannot change a log-likelihood suite; a candidate prompt changes all.
@@ -528,7 +590,8 @@ def _run_suite(
             "weights_files": weight_files,
             "model_args": {**model_args, "chat_template_args": dict(lm.chat_template_args)},
             "data": data_source,
-            "stop_measurement": "generated token ids" if suite.name == "ev4" else None,
+            "stop_measurement": _stop_measurement(suite, endpoint),
+            "endpoint": endpoint,
             "seconds": round(seconds, 3),
         },
     )
