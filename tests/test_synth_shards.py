@@ -127,6 +127,8 @@ def test_merge_refuses_a_missing_repeated_unfinished_or_overlapping_shard(
     with pytest.raises(SynthInputError, match="the shards overlap"):
         merge([dirs[0], str(overlapping), dirs[2]], out)
     assert not Path(out).exists()
+    with pytest.raises(SynthFileError, match="holds files that are not an earlier merge"):
+        merge(dirs, runs / "full")  # never over a folder that is not a merge
 
 
 @pytest.mark.parametrize("text", ["3/3", "1", "-1/3", "a/b", "0/0"])

@@ -230,10 +230,19 @@ def merge_shards(
     ]
     recover_swap(out)
     existing = out / PROVENANCE_FILE
-    if existing.is_file():
-        previous = SynthProvenance.read_file(existing)
-        if previous.extra.get("merged_from") == merged_from:
-            return previous
+    previous = SynthProvenance.read_file(existing) if existing.is_file() else None
+    if previous is not None and previous.extra.get("merged_from") == merged_from:
+        return previous
+    if (
+        out.exists()
+        and any(out.iterdir())
+        and (previous is None or "merged_from" not in previous.extra)
+    ):
+        # Only an earlier merge is replaced; anything else there is someone's data.
+        raise SynthFileError(
+            f"{out} holds files that are not an earlier merge: choose another --out.",
+            path=out,
+        )
     order = _whole_order(shards, count)
     position = {str(pid): i for i, pid in enumerate(order)}
     run_config = {k: v for k, v in shards[0].run_config.items() if k != SHARD_KEY}
