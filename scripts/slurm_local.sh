@@ -18,14 +18,17 @@
 # would eat much of the one-minute budget, for nothing `sacct -c` does not answer here.
 #
 # Environment: RSI_HUB_SLURM_DIR (state folder, default /tmp/rsi-hub-slurm),
-# RSI_HUB_SLURM_PORT (slurmctld's port, default 16817; slurmd takes the next one).
+# RSI_HUB_SLURM_PORT (slurmctld's port, default 16817; slurmd takes the next one),
+# RSI_HUB_SLURM_START_TIMEOUT (seconds for all three daemons to come up, default 45; shutdown
+# sends SIGKILL to what is still running 15 s after SIGTERM).
 set -euo pipefail
 
 DIR=${RSI_HUB_SLURM_DIR:-/tmp/rsi-hub-slurm}
 PORT=${RSI_HUB_SLURM_PORT:-16817}
 CONF=$DIR/slurm.conf
+# Bounds for all daemons together: start-up (after any install) and shutdown.
 START_TIMEOUT=${RSI_HUB_SLURM_START_TIMEOUT:-45}
-STOP_TIMEOUT=20
+STOP_TIMEOUT=15
 PACKAGES=(slurmctld slurmd slurm-client munge)
 
 log() { echo "slurm_local: $*" >&2; }
@@ -97,7 +100,7 @@ pid_alive() { [ -s "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
 fail() {
   # $1: the daemon that failed; its log tail says why.
-  log "FAILED: $1 did not come up within ${START_TIMEOUT}s; last lines of its log:"
+  log "FAILED: $1 did not come up within ${START_TIMEOUT}s of the start; last lines of its log:"
   case $1 in
     munged) tail -n 20 "$DIR/log/munged.log" >&2 || true ;;
     slurmctld) tail -n 20 "$DIR/log/slurmctld.log" >&2 || true ;;
@@ -108,10 +111,9 @@ fail() {
 }
 
 wait_for() {
-  # $1 daemon name, $2 command that succeeds once it is up.
-  local deadline=$((SECONDS + START_TIMEOUT))
+  # $1 daemon name, $2 command that succeeds once it is up (before START_DEADLINE).
   until eval "$2" >/dev/null 2>&1; do
-    [ $SECONDS -lt $deadline ] || fail "$1"
+    [ $SECONDS -lt "$START_DEADLINE" ] || fail "$1"
     sleep 0.2
   done
 }
@@ -126,6 +128,7 @@ up() {
   stop_daemons
   write_config
   export SLURM_CONF=$CONF
+  START_DEADLINE=$((SECONDS + START_TIMEOUT))
   munged --force --socket="$DIR/munge/munge.socket" --key-file="$DIR/munge/munge.key" \
     --pid-file="$DIR/munge/munged.pid" --log-file="$DIR/log/munged.log" \
     --seed-file="$DIR/munge/munged.seed" || fail munged
@@ -141,14 +144,13 @@ up() {
 
 stop_daemons() {
   # Each daemon by its own pid file, never by name: other Slurm processes are not ours.
-  local name pidfile pid deadline
+  local name pidfile pid deadline=$((SECONDS + STOP_TIMEOUT))
   for name in slurmd slurmctld munged; do
     pidfile=$DIR/$name.pid
     [ $name = munged ] && pidfile=$DIR/munge/munged.pid
     pid_alive "$pidfile" || continue
     pid=$(cat "$pidfile")
     kill -TERM "$pid" 2>/dev/null || true
-    deadline=$((SECONDS + STOP_TIMEOUT))
     while kill -0 "$pid" 2>/dev/null; do
       if [ $SECONDS -ge $deadline ]; then
         log "$name (pid $pid) ignored SIGTERM for ${STOP_TIMEOUT}s: SIGKILL"

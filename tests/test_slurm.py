@@ -190,7 +190,10 @@ def test_a_daemon_that_cannot_start_is_named_with_its_log(tmp_path: Path) -> Non
             timeout=120, check=False,
         )  # fmt: skip
     assert up.returncode == 1
-    assert "FAILED: slurmctld did not come up within 3s; last lines of its log:" in up.stderr
+    assert (
+        "FAILED: slurmctld did not come up within 3s of the start; last lines of its log:"
+        in up.stderr
+    )
     assert "Address already in use" in up.stderr
     # What it had started (munged) is stopped again.
     status = subprocess.run(["bash", str(SLURM_SCRIPT), "status"], env=env, capture_output=True,
