@@ -148,6 +148,10 @@ class ExperimentFileError(RsiHubError, OSError):
     """A file or folder an experiment reads is missing or unreadable; `path` names it."""
 
 
+class SlurmError(RsiHubError, RuntimeError):
+    """A Slurm command (sbatch, sacct, squeue, scancel) is missing or refused a request."""
+
+
 class NotAModelFolderError(RsiHubError, FileNotFoundError):
     """A local folder given as a model has no `config.json`; the message names the folder and
     the model folders inside it to pass instead."""

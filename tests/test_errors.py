@@ -19,6 +19,7 @@ from rsi_hub.errors import (
     ExperimentInputError,
     PromptError,
     RsiHubError,
+    SlurmError,
     SynthError,
     SynthFileError,
     SynthInputError,
@@ -120,7 +121,8 @@ def test_synth_bad_k_is_an_input_error() -> None:
 
 def test_experiment_errors_per_kind(tmp_path: Path) -> None:
     from rsi_hub.experiments.runs_table import discover_runs
-    from rsi_hub.experiments.sweep import _parse_job_id, parse_grid
+    from rsi_hub.experiments.sweep import parse_grid
+    from rsi_hub.slurm import parse_job_id
 
     with pytest.raises(ValueError, match="repeats a value") as bad_grid:
         parse_grid(["max_steps=100,100"])
@@ -130,8 +132,8 @@ def test_experiment_errors_per_kind(tmp_path: Path) -> None:
     assert isinstance(missing.value, ExperimentFileError)
     assert missing.value.path == tmp_path / "runs"
     with pytest.raises(RuntimeError, match="not a job id") as failed:
-        _parse_job_id("sbatch: error: invalid partition")
-    assert isinstance(failed.value, ExperimentError)
+        parse_job_id("sbatch: error: invalid partition")
+    assert isinstance(failed.value, SlurmError)
 
 
 def test_prompt_search_checks_limit_where_eval_does(

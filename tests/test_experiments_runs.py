@@ -100,3 +100,19 @@ def test_limited_runs_are_marked(tmp_path: Path) -> None:
     assert rows[0].cells["if818"] == "2/3*"
     text = runs_table.format_runs_table(rows, suites=["if818"])
     assert "* scored with --limit" in text
+
+
+def test_job_states_without_slurm_name_the_jobs(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rsi_hub.experiments.job_states import arm_job_states
+    from rsi_hub.rundir import SweepArm
+
+    monkeypatch.setenv("PATH", "/nonexistent")  # a laptop reading a cluster's sweep.json
+    arms = [
+        SweepArm("a", "runs/a", {}, {"jobs": {"train": "7", "eval": "8"}}),
+        SweepArm("local", "runs/local", {}, {"jobs": {}}),
+    ]
+    assert arm_job_states(arms) == {
+        "a": "train job 7; eval job 8 (states unknown: `sacct` is not on the PATH: run this on "
+        "a Slurm cluster (for a local one: `bash scripts/slurm_local.sh up` and export the "
+        "SLURM_CONF it prints).)"
+    }

@@ -151,17 +151,30 @@ def test_sbatch_scripts(tmp_path: Path) -> None:
         sweep.write_scripts(_arms(), tmp_path, opts, template="#!/bin/bash\nset -euo pipefail\n")
 
 
-def test_cpu_arms_get_a_plain_script(tmp_path: Path) -> None:
+def test_cpu_arms_train_through_the_template_without_gpus(tmp_path: Path) -> None:
     arms = sweep.plan_sweep(
         "smoke", {"max_steps": ["5"]},
         resolve=lambda r, o: ResolvedArm("sft", 0, Path("runs") / o["name"], {}),
     )  # fmt: skip
-    train = sweep.write_scripts(arms, tmp_path, sweep.SlurmOptions(python="py"))["smoke_max_steps5"]
-    text = train["train"].read_text()
-    assert "--gres" not in text
-    assert text.endswith(
-        "py -m rsi_hub train sft --recipe smoke max_steps=5 name=smoke_max_steps5\n"
+    scripts = sweep.write_scripts(
+        arms, tmp_path, sweep.SlurmOptions(python="py", workdir="/w"), template=FAKE_TEMPLATE
+    )["smoke_max_steps5"]
+    assert scripts["train"].read_text() == (
+        "#!/bin/bash\n"
+        "# a stand-in for launch/slurm_train.sbatch\n"
+        "#SBATCH --job-name=smoke_max_steps5-train\n"
+        "#SBATCH --cpus-per-task=1\n"
+        "#SBATCH --time=04:00:00\n"
+        f"#SBATCH --output={tmp_path}/logs/%x-%j.out\n"
+        "#SBATCH --chdir=/w\n"
+        "set -euo pipefail\n"
+        "# rsi-hub sweep arm smoke_max_steps5: the template's arguments, as if given to sbatch.\n"
+        "set -- sft smoke max_steps=5 name=smoke_max_steps5\n"
+        "export GPUS_PER_NODE=0\n"
+        "TRAINER=${1:?usage}\n"
     )
+    # Its evaluation runs on CPU too.
+    assert "gpu" not in scripts["eval"].read_text()
 
 
 def test_the_real_template_is_filled_in(tmp_path: Path) -> None:
@@ -193,9 +206,11 @@ def test_submit_queues_eval_after_train(tmp_path: Path) -> None:
     calls = log.read_text().splitlines()
     assert calls == [
         f"--parsable {tmp_path}/LENARM100.train.sbatch",
-        f"--parsable --dependency=afterok:1001 {tmp_path}/LENARM100.eval.sbatch",
+        f"--parsable --kill-on-invalid-dep=yes --dependency=afterok:1001 "
+        f"{tmp_path}/LENARM100.eval.sbatch",
         f"--parsable {tmp_path}/LENARM200.train.sbatch",
-        f"--parsable --dependency=afterok:1003 {tmp_path}/LENARM200.eval.sbatch",
+        f"--parsable --kill-on-invalid-dep=yes --dependency=afterok:1003 "
+        f"{tmp_path}/LENARM200.eval.sbatch",
     ]
     assert arms[1].jobs == {"train": "1003", "eval": "1004"}
     manifest = sweep.write_manifest(

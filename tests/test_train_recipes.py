@@ -181,3 +181,16 @@ def test_launch_files_are_consistent() -> None:
         "rsi-hub train finalize",
     ):
         assert needle in sbatch
+
+
+def test_slurm_submission_of_a_cpu_recipe_asks_for_no_gpu(tmp_path: Path) -> None:
+    from rsi_hub.train.launch import slurm_submit_args
+
+    recipe = load_recipe("smoke", ["max_steps=2", "name=one"])
+    args = slurm_submit_args(recipe, ["sft", "smoke", "max_steps=2", "name=one"], log_dir="L")
+    # Options on sbatch's command line override the template's #SBATCH lines (4 GPUs, 32 CPUs).
+    assert args == [
+        "--job-name=one-train", "--output=L/%x-%j.out", "--export=ALL,GPUS_PER_NODE=0",
+        "--gpus-per-node=0", "--cpus-per-task=1",
+        str(ROOT / "launch" / "slurm_train.sbatch"), "sft", "smoke", "max_steps=2", "name=one",
+    ]  # fmt: skip

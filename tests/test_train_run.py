@@ -194,7 +194,9 @@ def _fake_sacct(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, state: str) -> 
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(exist_ok=True)
     sacct = bin_dir / "sacct"
-    sacct.write_text(f"#!/bin/sh\necho '{state}'\n")
+    # What `sacct -X --noheader --parsable2 --format=JobID,State,ExitCode` prints (the real one
+    # runs in tests/test_slurm.py).
+    sacct.write_text(f"#!/bin/sh\necho '5773|{state}|0:0'\n")
     sacct.chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
 

@@ -33,7 +33,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--sweep",
         metavar="SWEEP",
-        help="sweep.json (or its folder): only its arms, with their overrides",
+        help="sweep.json (or its folder): all its arms, with their overrides and, for a "
+        "submitted sweep, their Slurm jobs' states (an evaluation that never ran says why)",
     )
     parser.add_argument("--markdown", action="store_true", help="print a markdown table")
     parser.set_defaults(func=run)
@@ -42,14 +43,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from rsi_hub.errors import RsiHubError
     from rsi_hub.experiments import runs_table, sweep
+    from rsi_hub.experiments.job_states import arm_job_states
 
     root = Path(args.dir)
-    runs = runs_table.discover_runs(root)
-    points = None
+    points = job_states = None
     if args.sweep:
+        # Every arm of the sweep, also one whose job failed before its run folder existed.
         manifest = sweep.read_manifest(args.sweep)
         points = manifest.points
-        runs = [r for r in runs if r.name in points]
+        job_states = arm_job_states(manifest.arms)
+        runs = [
+            root / a.name if (root / a.name).is_dir() else Path(a.run_dir) for a in manifest.arms
+        ]
+    else:
+        runs = runs_table.discover_runs(root)
     incumbent = None
     if args.incumbent:
         incumbent = Path(args.incumbent)
@@ -63,7 +70,12 @@ def run(args: argparse.Namespace) -> int:
         raise RsiHubError(f"no run directories under {root}")
     suites = args.suites or list(runs_table.DEFAULT_SUITES)
     rows = runs_table.build_rows(
-        runs, suites=suites, incumbent=incumbent, primary=args.primary, sweep_points=points
+        runs,
+        suites=suites,
+        incumbent=incumbent,
+        primary=args.primary,
+        sweep_points=points,
+        job_states=job_states,
     )
     print(
         runs_table.format_runs_table(

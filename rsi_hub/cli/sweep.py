@@ -61,7 +61,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     slurm = parser.add_argument_group("Slurm (with --slurm)")
     slurm.add_argument("--time", default="04:00:00", help="training job time limit")
     slurm.add_argument("--eval-time", default="02:00:00", help="evaluation job time limit")
-    slurm.add_argument("--eval-gpus", type=int, default=1, help="GPUs per evaluation job")
+    slurm.add_argument(
+        "--eval-gpus", type=int, default=1, help="GPUs per evaluation job (a CPU recipe: none)"
+    )
     slurm.add_argument("--partition", help="Slurm partition")
     slurm.add_argument("--account", help="Slurm account")
     slurm.add_argument(

@@ -43,6 +43,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         )
         add_dataclass_arguments(sub, SynthConfig)
         sub.set_defaults(func=run, synth_mode=name)
+    merge = methods.add_parser(
+        "merge",
+        help="join the folders of a sharded run (--shard I/N) into one",
+        description=(
+            "Join the OUT folders of `rsi-hub synth lensyn|rft ... --shard I/N`, I = 0..N-1, "
+            "into one run folder: every row once, in the unsharded run's order, one run.json "
+            "and one provenance.json (what the unsharded command would have written, plus the "
+            "shards it was merged from). Refuses shards of different commands, a missing, "
+            "repeated or unfinished shard, and overlapping shards. Merging again is a no-op."
+        ),
+        epilog="Example: rsi-hub synth merge out/shard-0 out/shard-1 out/shard-2 --out out/all",
+    )
+    merge.add_argument("shards", nargs="+", metavar="SHARD", help="a shard's --out folder")
+    merge.add_argument("--out", required=True, metavar="DIR", help="the merged run folder")
+    merge.set_defaults(func=run_merge)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -65,5 +80,19 @@ def run(args: argparse.Namespace) -> int:
     source = "iflensyn" if args.synth_mode == "lensyn" else "rft"
     print(
         f"prepare it with: rsi-hub prep --mix {source}:all --source {source}={args.out}/data.jsonl"
+    )
+    return 0
+
+
+def run_merge(args: argparse.Namespace) -> int:
+    """Merge finished shard folders; print what the merged run holds."""
+    from rsi_hub.synth import merge
+
+    provenance = merge(args.shards, args.out)
+    print(
+        f"{args.out}: merged {len(args.shards)} shards: kept {provenance.rows_kept}/"
+        f"{provenance.rows_generated} samples from {len(provenance.prompt_ids or [])} prompts; "
+        f"data sha256 {provenance.data_sha256}; "
+        f"audit {'passed' if provenance.audit_passed else 'FAILED'}"
     )
     return 0

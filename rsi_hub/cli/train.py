@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rsi_hub.train.recipes import TrainRecipe
 
 # `train rlvr --help`: rollouts on generation-pool prompts as served (k0); the reward is
 # reward_pass_weight x (all checks passed) + reward_fraction_weight x (fraction passed).
@@ -45,6 +49,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             action="store_true",
             help="check the recipe and print it, the TRL arguments and the launch command; load nothing",
         )
+        sub.add_argument(
+            "--slurm",
+            action="store_true",
+            help="submit the run to Slurm through launch/slurm_train.sbatch (which also queues "
+            "`train finalize` afterany) and print the job id; a CPU recipe asks for no GPU",
+        )
+        sub.add_argument(
+            "--sbatch-option",
+            action="append",
+            default=[],
+            metavar="OPTION",
+            help="with --slurm: extra sbatch option, e.g. --sbatch-option=--partition=debug "
+            "(repeatable)",
+        )
         sub.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="recipe overrides")
         sub.set_defaults(func=run_trainer, trainer=trainer)
 
@@ -72,6 +90,8 @@ def run_trainer(args: argparse.Namespace) -> int:
 
         print(describe_yaml(recipe, argv), end="")
         return 0
+    if args.slurm:
+        return submit_to_slurm(args, recipe)
     from rsi_hub.train import train
     from rsi_hub.train.launch import relaunch_if_needed, require_packing_support
 
@@ -85,6 +105,28 @@ def run_trainer(args: argparse.Namespace) -> int:
             f"{evidence.first_loss} -> {evidence.last_loss}, "
             f"dataset sha256 {evidence.dataset_sha256}"
         )
+    return 0
+
+
+def submit_to_slurm(args: argparse.Namespace, recipe: TrainRecipe) -> int:
+    """Submit the run through train's Slurm template; print the job id and its log."""
+    from pathlib import Path
+
+    from rsi_hub import slurm
+    from rsi_hub.train.launch import slurm_submit_args
+
+    log_dir = Path("logs")
+    log_dir.mkdir(exist_ok=True)  # Slurm opens the job's log before the script runs
+    sbatch_args = slurm_submit_args(
+        recipe,
+        [args.trainer, args.recipe, *args.overrides],
+        log_dir=log_dir,
+        extra=tuple(args.sbatch_option),
+    )
+    job = slurm.sbatch(sbatch_args)
+    print(
+        f"{recipe.run_dir}: Slurm job {job} (log {log_dir}/{Path(recipe.run_dir).name}-train-{job}.out)"
+    )
     return 0
 
 

@@ -59,9 +59,6 @@ def resolve_arm(recipe: str, overrides: dict[str, str]) -> ResolvedArm:
     )
 
 
-SLURM_TEMPLATE = Path("launch") / "slurm_train.sbatch"
-
-
 def slurm_train_template() -> str:
     """The text of train's Slurm template (`launch/slurm_train.sbatch` of the checkout).
 
@@ -69,11 +66,18 @@ def slurm_train_template() -> str:
     `train finalize` job), with their arguments filled in, never by a second launcher.
     """
     from rsi_hub.errors import ShippedFileMissingError
-    from rsi_hub.shipped import shipped_file
+    from rsi_hub.train.launch import slurm_template_path
 
     try:
-        return shipped_file(SLURM_TEMPLATE).read_text()
+        return slurm_template_path().read_text()
     except ShippedFileMissingError as err:
         raise ExperimentFileError(
             f"train's Slurm template is missing: {err}", path=err.path
         ) from err
+
+
+def slurm_resources(num_gpus: int, cpus_per_gpu: int) -> dict[str, str | None]:
+    """The template's resource directives for an arm (train's rule: a CPU arm asks no GPU)."""
+    from rsi_hub.train.launch import slurm_resources as resources
+
+    return resources(num_gpus, cpus_per_gpu)

@@ -106,6 +106,7 @@ class RunRow:
     delta: int | None = None
     guards: str = "—"
     notes: list[str] = field(default_factory=list)
+    jobs: str | None = None  # the arm's Slurm jobs and their states (submitted sweeps)
 
 
 def _guards_cell(run: Path) -> str:
@@ -126,9 +127,12 @@ def build_rows(
     incumbent: Path | None = None,
     primary: str = "if818",
     sweep_points: Mapping[str, Mapping[str, str]] | None = None,
+    job_states: Mapping[str, str] | None = None,
 ) -> list[RunRow]:
     """Read every run's results; compare each to `incumbent` on `primary` (exact McNemar).
 
+    A run folder that does not exist (an arm whose job failed before writing it) gets a row of
+    dashes. `job_states` (arm name -> its Slurm jobs' states) fills the `Slurm jobs` column.
     Rows come incumbent first, then by primary pass count (highest first), unscored last.
     """
     rows = []
@@ -149,7 +153,8 @@ def build_rows(
         row = RunRow(
             run.name, run, what_changed(run, sweep_points), cells, primary_passes, notes=notes
         )
-        row.guards = _guards_cell(run)
+        row.guards = _guards_cell(run) if run.is_dir() else "—"
+        row.jobs = (job_states or {}).get(run.name)
         if (
             incumbent is not None
             and run.resolve() != incumbent.resolve()
@@ -188,6 +193,9 @@ def format_runs_table(
     if incumbent:
         headers.append(f"paired p vs {incumbent}")
     headers.append("guards passed")
+    with_jobs = any(row.jobs for row in rows)
+    if with_jobs:
+        headers.append("Slurm jobs")
     body = []
     for row in rows:
         cells = [row.name, row.changed, *(row.cells[s] for s in suites)]
@@ -199,6 +207,8 @@ def format_runs_table(
             else:
                 cells.append(f"{format_p(row.p)} ({row.delta:+d})")
         cells.append(row.guards)
+        if with_jobs:
+            cells.append(row.jobs or "—")
         body.append(cells)
     text = render_table(headers, body, markdown=markdown)
     notes = [f"{row.name}: {note}" for row in rows for note in row.notes]

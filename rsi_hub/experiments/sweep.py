@@ -21,11 +21,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from rsi_hub import slurm
 from rsi_hub.errors import ExperimentError, ExperimentInputError
 from rsi_hub.experiments import recipes
 from rsi_hub.rundir import SweepArm, SweepManifest, TrainingEvidence
 
 DEFAULT_SUITES = ("if818",)
+# An arm's evaluation waits for its training to succeed; Slurm cancels it if training fails.
+KILL_ON_INVALID_DEP = "--kill-on-invalid-dep=yes"
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.+-]+")
 
 Resolver = Callable[[str, dict[str, str]], recipes.ResolvedArm]
@@ -243,20 +246,25 @@ def train_sbatch_script(arm: Arm, template: str, log_dir: Path, opts: SlurmOptio
         RsiHubError: the template lacks a line this relies on (it changed shape).
     """
     lines = template.splitlines()
-    replaced = {
-        "#SBATCH --job-name=": f"#SBATCH --job-name={arm.name}-train",
-        "#SBATCH --output=": f"#SBATCH --output={log_dir}/%x-%j.out",
-        "#SBATCH --time=": f"#SBATCH --time={opts.time}",
-        "#SBATCH --gpus-per-node=": f"#SBATCH --gpus-per-node={arm.num_gpus}",
-        "#SBATCH --cpus-per-task=": f"#SBATCH --cpus-per-task={arm.num_gpus * opts.cpus_per_gpu}",
+    replaced: dict[str, str | None] = {
+        "#SBATCH --job-name=": f"{arm.name}-train",
+        "#SBATCH --output=": f"{log_dir}/%x-%j.out",
+        "#SBATCH --time=": opts.time,
+        **{
+            f"#SBATCH {key}": value
+            for key, value in recipes.slurm_resources(arm.num_gpus, opts.cpus_per_gpu).items()
+        },
     }
-    for prefix, new in replaced.items():
+    for prefix, value in replaced.items():
         index = next((i for i, line in enumerate(lines) if line.startswith(prefix)), None)
         if index is None:
             raise ExperimentError(
                 f"train's Slurm template has no `{prefix}` line; update the sweep."
             )
-        lines[index] = new
+        if value is None:
+            del lines[index]  # a CPU arm asks for no GPU
+        else:
+            lines[index] = prefix + value
     last_directive = max(i for i, line in enumerate(lines) if line.startswith("#SBATCH "))
     extra = [f"#SBATCH --chdir={opts.workdir}"]
     extra += [f"#SBATCH --partition={opts.partition}"] if opts.partition else []
@@ -281,24 +289,19 @@ def write_scripts(
 ) -> dict[str, dict[str, Path]]:
     """Write each arm's training and evaluation scripts under `sweep_dir`; return their paths.
 
-    GPU arms train through train's Slurm template (`template`, read from the checkout when
-    None); an arm of a CPU recipe (num_gpus 0) gets a plain one-task script.
+    Every arm trains through train's Slurm template (`template`, read from the checkout when
+    None); an arm of a CPU recipe (num_gpus 0) asks for no GPU there, and is evaluated on CPU.
     """
     log_dir = sweep_dir / "logs"
     log_dir.mkdir(parents=True, exist_ok=True)
     written: dict[str, dict[str, Path]] = {}
+    template = template if template is not None else recipes.slurm_train_template()
     for arm in arms:
-        if arm.num_gpus > 0:
-            template = template if template is not None else recipes.slurm_train_template()
-            train = train_sbatch_script(arm, template, log_dir, opts)
-        else:
-            train = sbatch_script(
-                f"{arm.name}-train", 0, opts.time, [arm.train_argv()], log_dir, opts
-            )
+        eval_gpus = opts.eval_gpus if arm.num_gpus > 0 else 0
         scripts = {
-            "train": train,
+            "train": train_sbatch_script(arm, template, log_dir, opts),
             "eval": sbatch_script(
-                f"{arm.name}-eval", opts.eval_gpus, opts.eval_time, [arm.eval_argv()], log_dir, opts
+                f"{arm.name}-eval", eval_gpus, opts.eval_time, [arm.eval_argv()], log_dir, opts
             ),
         }
         written[arm.name] = {}
@@ -307,14 +310,6 @@ def write_scripts(
             path.write_text(text)
             written[arm.name][kind] = path
     return written
-
-
-def _parse_job_id(stdout: str) -> str:
-    # `sbatch --parsable` prints "JOBID" or "JOBID;CLUSTER".
-    job = stdout.strip().split(";")[0]
-    if not job.isdigit():
-        raise ExperimentError(f"sbatch answered {stdout.strip()!r}, not a job id.")
-    return job
 
 
 def submit(
@@ -326,7 +321,10 @@ def submit(
 ) -> bool:
     """Submit every arm: train, then its evaluation `afterok` on it.
 
-    (The training script itself queues `train finalize` `afterany` on its own job.)
+    (The training script itself queues `train finalize` `afterany` on its own job.) The
+    evaluation is submitted with `--kill-on-invalid-dep=yes`: when its training fails, Slurm
+    cancels it (reason DependencyNeverSatisfied) instead of leaving it pending for ever, and
+    `rsi-hub runs --sweep` reports it as never run.
 
     Without `sbatch` on the PATH nothing is submitted and the commands are printed instead.
     Returns True when the jobs were submitted.
@@ -337,28 +335,22 @@ def submit(
         if sbatch is None:
             echo(f"would submit: sbatch {shlex.join(train)}  -> TRAIN_JOB")
             echo(
-                "would submit: sbatch --parsable --dependency=afterok:TRAIN_JOB "
+                f"would submit: sbatch --parsable {KILL_ON_INVALID_DEP} "
+                "--dependency=afterok:TRAIN_JOB "
                 f"{scripts[arm.name]['eval']}"
             )
             continue
-        arm.jobs["train"] = _sbatch(sbatch, train)
-        arm.jobs["eval"] = _sbatch(
-            sbatch,
+        arm.jobs["train"] = slurm.sbatch(train[1:], executable=sbatch)
+        arm.jobs["eval"] = slurm.sbatch(
             [
-                "--parsable",
+                KILL_ON_INVALID_DEP,
                 f"--dependency=afterok:{arm.jobs['train']}",
                 str(scripts[arm.name]["eval"]),
             ],
+            executable=sbatch,
         )
         echo(f"{arm.name}: train job {arm.jobs['train']}, eval job {arm.jobs['eval']} (afterok)")
     return sbatch is not None
-
-
-def _sbatch(sbatch: str, args: list[str]) -> str:
-    done = subprocess.run([sbatch, *args], capture_output=True, text=True, check=False)
-    if done.returncode:
-        raise ExperimentError(f"sbatch {shlex.join(args)} failed: {done.stderr.strip()}")
-    return _parse_job_id(done.stdout)
 
 
 def _default_runner(argv: list[str]) -> int:

@@ -3,6 +3,8 @@
 - `synthesize(SynthConfig(mode="lensyn" | "rft", ...))`: K samples per eligible pool prompt, judged by the
   one checker, exact passes kept as ChatML rows (k0, prompt, bare answer), streamed to disk with
   resume, with provenance and the holdout contamination audit.
+- `--shard I/N` runs one round-robin slice of the prompts; `merge` joins finished shards into
+  the run the unsharded command would have written (`rsi_hub.synth.shards`).
 - The pool selection, served prompts and provenance helpers are also what the RLVR trainer
   (`rsi_hub.train.rlvr`, card section 6) draws its prompts with.
 
@@ -11,7 +13,7 @@ Uses `rsi_hub.checker`, `rsi_hub.suites` and `rsi_hub.chat`; nothing else of the
 
 from rsi_hub.suites.answers import FINAL_MARKER, Extraction, Malformed, extract_final
 from rsi_hub.suites.prompts import PoolPrompt
-from rsi_hub.synth.api import ContaminationError, synthesize
+from rsi_hub.synth.api import ContaminationError, merge, synthesize
 from rsi_hub.synth.backends import (
     Generation,
     GenerationBackend,
@@ -41,6 +43,7 @@ __all__ = [
     "judge_generation",
     "load_scaffold",
     "make_backend",
+    "merge",
     "run_synthesis",
     "synthesize",
 ]

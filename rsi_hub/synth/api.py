@@ -21,6 +21,7 @@ from rsi_hub.synth.filter import Judge
 from rsi_hub.synth.pool import audit_data
 from rsi_hub.synth.provenance import Audit
 from rsi_hub.synth.run import SynthSpec, run_synthesis
+from rsi_hub.synth.shards import Shard, merge_shards
 
 DEFAULT_BATCH_SIZE = {"hf": 16, "vllm": 1024, "reference": 1024}
 
@@ -68,11 +69,24 @@ def synthesize(
             "no eligible prompts: the pool (or --prompts file) is empty after filtering.",
             field="prompts_file",
         )
+    shard_record = None
+    if config.shard is not None:
+        shard = Shard.parse(config.shard)
+        shard_record = shard.record([p.id for p in prompts])
+        prompts = shard.select(prompts)
+        if not prompts:
+            raise SynthInputError(
+                f"--shard {config.shard}: the selection has only {shard_record['pool_prompts']} "
+                "prompts, so this shard is empty; use fewer shards.",
+                field="shard",
+            )
     if config.backend == "reference":
         # The teacher is code: provenance names it and binds the data to its source's sha256.
         model_name, model_sha = REFERENCE_TEACHER, teacher_sha256()
         generator = generator or make_backend("reference", config.model, sampling, prompts=prompts)
-        return _run(config, prompts, generator, model_name, model_sha, audit, judge, progress)
+        return _run(
+            config, prompts, generator, model_name, model_sha, audit, judge, progress, shard_record
+        )
     model_path = Path(config.model)
     if not model_path.is_dir():
         raise SynthFileError(
@@ -96,6 +110,7 @@ def synthesize(
         audit,
         judge,
         progress,
+        shard_record,
     )
 
 
@@ -108,6 +123,7 @@ def _run(
     audit: Audit | None,
     judge: Judge | None,
     progress: Callable[[int, int], None] | None,
+    shard: dict[str, Any] | None = None,
 ) -> SynthProvenance:
     """Run the synthesis with a built backend; refuse data the holdout audit flags."""
     out_dir, prompts_file, check_types = config.out, config.prompts_file, config.check_types
@@ -120,6 +136,7 @@ def _run(
         k=config.k,
         prompt_source=str(prompts_file) if prompts_file else "pool",
         check_types=check_types,
+        shard=shard,
     )
     provenance = run_synthesis(
         prompts,
@@ -135,6 +152,23 @@ def _run(
     if not provenance.audit_passed:
         raise ContaminationError(
             f"{out_dir}: the contamination audit found holdout prompts in the data; see "
+            "provenance.json `audit`. Do not train on it."
+        )
+    return provenance
+
+
+def merge(
+    shard_dirs: list[str | Path], out: str | Path, *, audit: Audit | None = None
+) -> SynthProvenance:
+    """`rsi-hub synth merge`: join finished shards into one run (see `rsi_hub.synth.shards`).
+
+    Raises:
+        ContaminationError: the audit found holdout prompts in the merged data.
+    """
+    provenance = merge_shards(shard_dirs, out, audit or audit_data)
+    if not provenance.audit_passed:
+        raise ContaminationError(
+            f"{out}: the contamination audit found holdout prompts in the merged data; see "
             "provenance.json `audit`. Do not train on it."
         )
     return provenance

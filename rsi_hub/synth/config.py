@@ -13,6 +13,7 @@ from typing import Literal
 from rsi_hub.errors import SynthInputError
 from rsi_hub.synth.backends import REFERENCE_MODEL, SamplingSettings
 from rsi_hub.synth.filter import MODES
+from rsi_hub.synth.shards import Shard
 
 
 def _split_types(value: str) -> tuple[str, ...]:
@@ -77,6 +78,14 @@ class SynthConfig:
     tensor_parallel_size: int = field(
         default=1, metadata={"help": "GPUs per vLLM engine (vllm backend only)"}
     )
+    shard: str | None = field(
+        default=None,
+        metadata={
+            "metavar": "I/N",
+            "help": "run only shard I of N (0-based) of the selected prompts, a round-robin "
+            "slice; join the N shard folders with `rsi-hub synth merge`",
+        },
+    )
     force: bool = field(
         default=False,
         metadata={
@@ -101,6 +110,8 @@ class SynthConfig:
                 f"--temperature must be 0 (greedy) or more, got {self.temperature}.",
                 field="temperature",
             )
+        if self.shard is not None:
+            Shard.parse(self.shard)
         if self.backend == "reference":
             self._check_reference()
         if not 0 < self.top_p <= 1:

@@ -25,7 +25,7 @@ def build_provenance(
     audit: dict[str, Any],
 ) -> SynthProvenance:
     """The provenance record written beside the data as `provenance.json`."""
-    return SynthProvenance(
+    provenance = SynthProvenance(
         kind=run_config["mode"],
         created=datetime.now(UTC).isoformat(timespec="seconds"),
         model=run_config["model"],
@@ -48,6 +48,9 @@ def build_provenance(
         audit=audit,
         versions=library_versions(),
     )
+    if "shard" in run_config:  # one slice of a sharded run (`rsi_hub.synth.shards`)
+        provenance.extra["shard"] = run_config["shard"]
+    return provenance
 
 
 def text_sha256(text: str) -> str:

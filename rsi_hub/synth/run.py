@@ -40,6 +40,7 @@ class SynthSpec:
     k: int
     prompt_source: str = "pool"
     check_types: tuple[str, ...] = ()  # only prompts carrying one of these check types
+    shard: dict[str, Any] | None = None  # `Shard.record`: this run is one slice of a selection
 
     def run_config(self, prompt_ids: list[Any]) -> dict[str, Any]:
         """The JSON-ready `run.json` content for these prompts."""
@@ -49,7 +50,7 @@ class SynthSpec:
             )
         if self.k < 1:
             raise SynthInputError(f"--k must be at least 1, got {self.k}.", field="k")
-        return {
+        config = {
             "mode": self.mode,
             "model": self.model,
             "weights_sha256": self.weights_sha256,
@@ -64,6 +65,9 @@ class SynthSpec:
             "n_prompts": len(prompt_ids),
             "prompt_ids_sha256": prompt_ids_sha256(prompt_ids),
         }
+        if self.shard is not None:
+            config["shard"] = dict(self.shard)  # absent from unsharded runs, as before
+        return config
 
 
 def pending_requests(

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
-from rsi_hub.errors import RsiHubError
+from rsi_hub import slurm
+from rsi_hub.errors import RsiHubError, SlurmError
 from rsi_hub.rundir import EVIDENCE_FILE, TrainingEvidence
 
 
@@ -32,19 +31,11 @@ def slurm_job_id() -> str | None:
 
 
 def slurm_job_state(job_id: str) -> str | None:
-    """The job's state from `sacct` (COMPLETED, FAILED, ...), or `None` if `sacct` is absent."""
-    if shutil.which("sacct") is None:
-        return None
+    """The job's state from `sacct` (COMPLETED, FAILED, ...), or `None` if sacct cannot tell."""
     try:
-        result = subprocess.run(
-            ["sacct", "-j", str(job_id), "-X", "--noheader", "--parsable2", "--format=State"],
-            capture_output=True, text=True, timeout=30, check=False,
-        )  # fmt: skip
-    except (OSError, subprocess.TimeoutExpired):
+        return slurm.job_state(job_id)
+    except SlurmError:
         return None
-    lines = [line.strip() for line in result.stdout.splitlines() if line.strip()]
-    # "CANCELLED by 123" -> CANCELLED; the last line is the latest requeue of the job.
-    return lines[-1].split()[0] if lines else None
 
 
 def finalize_slurm_state(run_dir: str | Path) -> TrainingEvidence:
@@ -53,7 +44,8 @@ def finalize_slurm_state(run_dir: str | Path) -> TrainingEvidence:
     Run it after the job has ended (the sbatch template submits it as an `afterany` job).
 
     Raises:
-        RsiHubError: the run has no evidence, no Slurm job id, or `sacct` is not available.
+        RsiHubError: the run has no evidence, no Slurm job id, or sacct has no record of the
+            job yet; SlurmError: sacct is not available or fails.
     """
     evidence = TrainingEvidence.read_if_any(run_dir)
     if evidence is None:
@@ -61,12 +53,18 @@ def finalize_slurm_state(run_dir: str | Path) -> TrainingEvidence:
     job_id = evidence.slurm_job_id
     if not job_id:
         raise RsiHubError(f"{run_dir}: the run was not launched under Slurm (no job id recorded)")
-    state = slurm_job_state(job_id)
-    if state is None:
+    record = slurm.sacct([job_id]).get(job_id)
+    if record is None:
         raise RsiHubError(
-            f"cannot ask sacct for job {job_id} (sacct missing or silent); run this on the cluster"
+            f"{run_dir}: sacct has no record of job {job_id} yet; run this after the job ended "
+            "(the sbatch template queues it `afterany` on the training job)"
         )
-    evidence.slurm = {**(evidence.slurm or {}), "state": state, "state_recorded_at": now()}
+    evidence.slurm = {
+        **(evidence.slurm or {}),
+        "state": record.state,
+        "exit_code": record.exit_code,
+        "state_recorded_at": now(),
+    }
     evidence.write(run_dir)
     return evidence
 

@@ -116,3 +116,58 @@ def relaunch_if_needed(recipe: TrainRecipe, argv: list[str]) -> None:
     command = accelerate_command(recipe, argv)
     print("launching: " + shlex.join(command), file=sys.stderr, flush=True)
     os.execvp(command[0], command)
+
+
+SLURM_TEMPLATE = Path(LAUNCH_DIR_NAME) / "slurm_train.sbatch"
+# CPUs a CPU recipe's job asks for (one training process; torch uses the task's CPU).
+CPU_RECIPE_CPUS = 1
+
+
+def slurm_template_path() -> Path:
+    """Train's Slurm template: `launch/slurm_train.sbatch` of the working folder, else shipped.
+
+    Raises:
+        ShippedFileMissingError: neither exists.
+    """
+    candidate = Path.cwd() / SLURM_TEMPLATE
+    return candidate if candidate.is_file() else shipped_file(SLURM_TEMPLATE)
+
+
+def slurm_resources(num_gpus: int, cpus_per_gpu: int) -> dict[str, str | None]:
+    """The template's `#SBATCH` resources for a recipe on `num_gpus` GPUs per node.
+
+    A CPU recipe (num_gpus 0) asks for no GPU (None: drop the directive) and one CPU, and
+    `GPUS_PER_NODE=0` makes the template run one plain process instead of accelerate.
+    """
+    if num_gpus <= 0:
+        return {"--gpus-per-node=": None, "--cpus-per-task=": str(CPU_RECIPE_CPUS)}
+    return {"--gpus-per-node=": str(num_gpus), "--cpus-per-task=": str(num_gpus * cpus_per_gpu)}
+
+
+def slurm_submit_args(
+    recipe: TrainRecipe,
+    template_args: list[str],
+    *,
+    log_dir: str | Path = "logs",
+    extra: tuple[str, ...] = (),
+) -> list[str]:
+    """`sbatch` arguments that submit `recipe` through train's template, as is.
+
+    Options given to sbatch override the template's `#SBATCH` lines: the job is named after
+    the run, logs to `log_dir`, and a CPU recipe asks for no GPU (`--gpus-per-node=0`).
+
+    Args:
+        recipe: the resolved recipe (its name and GPUs).
+        template_args: the template's arguments: TRAINER RECIPE KEY=VALUE ...
+        log_dir: folder of the job logs (created by the caller before submitting).
+        extra: further sbatch options, e.g. `--partition=debug`.
+    """
+    gpus = max(int(recipe.num_gpus), 0)
+    args = [
+        f"--job-name={Path(recipe.run_dir).name}-train",
+        f"--output={log_dir}/%x-%j.out",
+        f"--export=ALL,GPUS_PER_NODE={gpus}",
+    ]
+    if gpus == 0:
+        args += ["--gpus-per-node=0", f"--cpus-per-task={CPU_RECIPE_CPUS}"]
+    return [*args, *extra, str(slurm_template_path()), *template_args]
