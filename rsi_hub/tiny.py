@@ -39,8 +39,11 @@ NANO_LAYERS = ["full_attention", "moe", "linear_attention", "moe", "full_attenti
 # alike; the pool excludes every holdout prompt.
 SIZES: dict[str, dict[str, Any]] = {
     "tiny": {"hidden_size": 64, "layers": TINY_LAYERS, "heads": 4, "vocab": 1024, "pool": 0},
-    "nano": {"hidden_size": 256, "layers": NANO_LAYERS, "heads": 8, "vocab": 4096, "pool": 4000},
-}
+    "nano": {
+        "hidden_size": 256, "layers": NANO_LAYERS, "heads": 8, "vocab": 4096, "pool": 4000,
+        "k0_token": True,
+    },
+}  # fmt: skip
 
 
 def _special_tokens_in_id_order() -> list[str]:
@@ -68,7 +71,7 @@ def build_tiny_tokenizer(size: str = "tiny") -> Any:
 
     `tiny` learns from the shipped corpus and k0 only; `nano` also from pool prompts.
     """
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
     shape = _size(size)
@@ -85,13 +88,20 @@ def build_tiny_tokenizer(size: str = "tiny") -> Any:
         show_progress=False,
     )
     tokenizer.train_from_iterator(lines, trainer=trainer)
-    return PreTrainedTokenizerFast(
+    fast = PreTrainedTokenizerFast(
         tokenizer_object=tokenizer,
         bos_token=BOS_TOKEN,
         eos_token=IM_END_TOKEN,
         unk_token=UNK_TOKEN,
         pad_token=PAD_TOKEN,
     )
+    if shape.get("k0_token"):
+        # k0 as one added (non-special) token: the tokenizer matches its exact text wherever a
+        # conversation carries it, so training and serving still render and tokenise the same
+        # string the same way, but a served row costs 1 token of k0 instead of ~126 (about
+        # half of an average training row). Any other system prompt is tokenised as usual.
+        fast.add_tokens([AddedToken(load_system_prompt(), normalized=False, special=False)])
+    return fast
 
 
 def tiny_config(vocab_size: int, size: str = "tiny") -> Any:
