@@ -3,6 +3,9 @@
 # torch first and pinned: an unpinned torch pulled in by another package is a multi-GB CUDA build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The sandbox tests run answers as `nobody`, importing rsi_hub from this checkout: a checkout
+# made with `mktemp -d` is mode 0700 and unreadable to that user, so open it for reading.
+chmod a+rx . 2>/dev/null || true
 pip install -q torch==2.13.0
 pip install -q -e ".[dev]"
 # Debian packages: Chromium for the Space's browser test (Playwright drives it; never
