@@ -208,6 +208,10 @@ class SFTRecipe(TrainRecipe):
             extra: the Mamba kernels keep packed documents apart through `seq_idx`).
         packing_strategy: TRL packing strategy; `bfd` keeps every row whole.
         shuffle_dataset: shuffle rows (with `seed`) before packing, so bins mix sources.
+        group_by_length: unpacked only: batch rows of similar length (transformers'
+            `LengthGroupedSampler`, `train_sampling_strategy="group_by_length"`). Each batch is
+            padded to its longest row; on the nano teacher data random batches are 1.75x real
+            tokens, grouped ones ~1.05x, so a CPU step is ~1.2x faster on the same rows.
     """
 
     trainer: ClassVar[TrainerName] = "sft"
@@ -215,6 +219,7 @@ class SFTRecipe(TrainRecipe):
     packing: bool = False
     packing_strategy: str = "bfd"
     shuffle_dataset: bool = True
+    group_by_length: bool = False
 
     @property
     def packed(self) -> bool:
@@ -223,6 +228,11 @@ class SFTRecipe(TrainRecipe):
     def validate(self) -> None:
         super().validate()
         _choice("packing_strategy", self.packing_strategy, ("bfd", "bfd_split", "wrapped"))
+        if self.packing and self.group_by_length:
+            raise RecipeError(
+                "group_by_length applies to unpacked rows (packed bins are all max_length "
+                "tokens long): set packing=false or group_by_length=false"
+            )
 
 
 @dataclass

@@ -123,6 +123,8 @@ def trl_arguments(recipe: TrainRecipe) -> dict[str, Any]:
         args.update(packing=False, padding_free=True, max_length=None, shuffle_dataset=False)
     elif isinstance(recipe, SFTRecipe):
         args.update(packing=False, shuffle_dataset=recipe.shuffle_dataset)
+        if recipe.group_by_length:
+            args["train_sampling_strategy"] = "group_by_length"
     elif isinstance(recipe, SimPORecipe):
         args.update(
             loss_type="simpo",
