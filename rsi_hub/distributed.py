@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -199,9 +200,10 @@ def accelerate_command(
     `--multi_gpu` picks torchrun's launcher on a CPU machine as well (accelerate's `--cpu`
     would pick mpirun); `use_cpu_processes_without_gpu` in the workers then builds gloo
     groups. Port 0 lets the OS choose a free rendezvous port, so that launches side by side
-    never collide.
+    never collide. accelerate runs from this interpreter (`python -m accelerate.commands.launch`),
+    not whichever `accelerate` is first on PATH.
     """
-    command = ["accelerate", "launch"]
+    command = [sys.executable, "-m", "accelerate.commands.launch"]
     if config_file is not None:
         command += ["--config_file", config_file]
     else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -82,7 +83,7 @@ def test_the_launcher_record_names_and_hashes_the_config_file(monkeypatch, tmp_p
 
 def test_the_data_parallel_command_uses_torchrun_with_a_free_port() -> None:
     assert accelerate_command(2, "rsi_hub.evaluate.parallel", ["cfg.json"]) == [
-        "accelerate", "launch", "--multi_gpu", "--num_machines", "1", "--mixed_precision", "no",
+        sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_machines", "1", "--mixed_precision", "no",
         "--dynamo_backend", "no", "--num_processes", "2", "--main_process_port", "0",
         "-m", "rsi_hub.evaluate.parallel", "cfg.json",
     ]  # fmt: skip
