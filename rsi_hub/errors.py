@@ -152,6 +152,11 @@ class SlurmError(RsiHubError, RuntimeError):
     """A Slurm command (sbatch, sacct, squeue, scancel) is missing or refused a request."""
 
 
+class DistributedSetupError(RsiHubError, RuntimeError):
+    """A multi-process launch is not what its config asked for (FSDP silently off, fewer
+    processes in the group than launched); the message names the setting and the fix."""
+
+
 class NotAModelFolderError(RsiHubError, FileNotFoundError):
     """A local folder given as a model has no `config.json`; the message names the folder and
     the model folders inside it to pass instead."""

@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "rsi_hub"
 # errors, the run-directory contract, and small utilities.
 UTILITY_LEAVES = {
     "rsi_hub", "errors", "rundir", "hashing", "staging", "batching", "resources", "crashpoint",
-    "hubnet", "logs", "numbers", "shipped", "slurm",
+    "hubnet", "logs", "numbers", "shipped", "slurm", "distributed",
 }  # fmt: skip
 # Who may import whom (besides the utility leaves), from DESIGN.md.
 ALLOWED: dict[str, set[str]] = {

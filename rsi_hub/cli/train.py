@@ -98,7 +98,9 @@ def run_trainer(args: argparse.Namespace) -> int:
     require_packing_support(recipe)
     relaunch_if_needed(recipe, argv)
     result = train(recipe)
-    if not result.skipped:
+    from rsi_hub.distributed import is_main_process
+
+    if not result.skipped and is_main_process():  # one summary per launch, not one per rank
         evidence = result.evidence
         print(
             f"{result.run_dir}: {evidence.optimizer_steps} optimizer steps, loss "

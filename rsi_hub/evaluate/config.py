@@ -75,6 +75,16 @@ class EvalConfig:
         default=1, metadata={"metavar": "TP", "help": "vllm: GPUs per replica"}
     )
     data_parallel_size: int = field(default=1, metadata={"metavar": "DP", "help": "vllm: replicas"})
+    num_processes: int = field(
+        default=1,
+        metadata={
+            "metavar": "N",
+            "help": "hf: score data-parallel on N processes under `accelerate launch` (one per "
+            "GPU; gloo CPU processes without one), each generating for every N-th request; "
+            "rank 0 writes the one RUN/eval/<suite>/ folder, identical per document to one "
+            "process",
+        },
+    )
     pref_data: str | None = field(
         default=None,
         metadata={
@@ -139,7 +149,7 @@ class EvalConfig:
             raise EvaluationInputError(
                 f"--limit must be at least 1, got {self.limit}.", field="limit"
             )
-        for name in ("tensor_parallel_size", "data_parallel_size", "batch_size"):
+        for name in ("tensor_parallel_size", "data_parallel_size", "batch_size", "num_processes"):
             value = getattr(self, name)
             if value is not None and value < 1:
                 flag = "--" + name.replace("_", "-")
@@ -152,6 +162,16 @@ class EvalConfig:
             raise EvaluationInputError(
                 f"--endpoint scores a running server: leave out --backend {self.backend}.",
                 field="backend",
+            )
+        if self.num_processes > 1 and (self.backend != "hf" or self.endpoint is not None):
+            raise EvaluationInputError(
+                "--num-processes runs the hf model data-parallel under accelerate; for vLLM use "
+                "--data-parallel-size, and a server (--endpoint) parallelises itself.",
+                field="num_processes",
+            )
+        if self.num_processes > 1 and self.revise is not None:
+            raise EvaluationInputError(
+                "--revise runs in one process; drop --num-processes.", field="num_processes"
             )
         if self.revise is not None:
             self._check_revise()

@@ -34,6 +34,7 @@ from rsi_hub.chat import (
     validate_model_folder,
 )
 from rsi_hub.chat.serving import not_a_model_folder
+from rsi_hub.distributed import is_main_process, under_launcher, use_cpu_processes_without_gpu
 from rsi_hub.errors import EvaluationError, EvaluationFileError, EvaluationInputError, RsiHubError
 from rsi_hub.evaluate import harness, hub, store
 from rsi_hub.evaluate.config import PROMPT_ID, EvalConfig
@@ -349,6 +350,12 @@ def evaluate_run(
         from rsi_hub.evaluate.revise_eval import evaluate_revise
 
         return [evaluate_revise(config, progress=progress)]
+    if config.num_processes > 1 and not under_launcher():  # relaunch as N processes
+        from rsi_hub.evaluate.parallel import launch_data_parallel
+
+        return launch_data_parallel(config, progress=progress)
+    if under_launcher():  # one of several ranks: without CUDA they need a gloo group
+        use_cpu_processes_without_gpu()
     run = Path(config.run)
     suite, limit, backend = config.suite, config.limit, config.backend
     pref_data, suite_data, max_gen_toks = config.pref_data, config.suite_data, config.max_gen_toks
@@ -413,7 +420,7 @@ def evaluate_run(
 
     weights: str | None = None
     weight_files: dict[str, str] = {}
-    if names_served_run:
+    if names_served_run and is_main_process():  # only rank 0 writes meta.json
         say(f"hashing the weights of {run}")
         weight_files = hashing.weights_files_sha256(run)
         weights = hashing.manifest_sha256(weight_files)
@@ -456,6 +463,7 @@ def evaluate_run(
                 endpoint=endpoint_info,
                 system=candidate or SystemPrompt.served(item),
                 folder_name=folders[item.name],
+                num_processes=config.num_processes,
                 say=say,
             )
         )
@@ -523,6 +531,7 @@ def _run_suite(
     system: SystemPrompt,
     folder_name: str,
     say: Callable[[str], None],
+    num_processes: int = 1,
 ) -> SuiteOutcome:
     import lm_eval
     from lm_eval.tasks import TaskManager
@@ -559,7 +568,9 @@ def _run_suite(
             confirm_run_unsafe_code=False,
         )
     seconds = time.monotonic() - started
-    if results is None:  # a non-zero rank of a multi-process run: rank 0 writes
+    # Requests each data-parallel rank ran (the same on every rank); one process: [all].
+    counts = lm.take_request_counts() if hasattr(lm, "take_request_counts") else None
+    if results is None or not is_main_process():  # another rank of a data-parallel run
         return SuiteOutcome(suite.name, store.suite_dir(run, folder_name), {}, seconds)
     samples = results.pop("samples")
     check_rendered_prompts(suite, samples, system, chat_messages=endpoint is not None)
@@ -592,6 +603,9 @@ def _run_suite(
             "data": data_source,
             "stop_measurement": _stop_measurement(suite, endpoint),
             "endpoint": endpoint,
+            # Data-parallel ranks (hf) and how lm-eval's requests were split; results do not
+            # depend on either.
+            "data_parallel": {"num_processes": num_processes, "requests_per_rank": counts},
             "seconds": round(seconds, 3),
         },
     )

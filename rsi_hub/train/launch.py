@@ -15,6 +15,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from rsi_hub.distributed import under_launcher
 from rsi_hub.errors import MissingGpuExtraError, RecipeError, ShippedFileMissingError
 from rsi_hub.shipped import shipped_file
 from rsi_hub.train.recipes import TrainRecipe
@@ -70,11 +71,6 @@ def launch_config_path(recipe: TrainRecipe) -> Path | None:
         raise RecipeError(
             f"launch_config {recipe.launch_config!r} not found in {Path.cwd()} nor shipped ({err})"
         ) from err
-
-
-def under_launcher() -> bool:
-    """True inside a process started by accelerate/torchrun (one of several ranks)."""
-    return "LOCAL_RANK" in os.environ or "ACCELERATE_LAUNCH" in os.environ
 
 
 def accelerate_command(recipe: TrainRecipe, argv: list[str]) -> list[str]:

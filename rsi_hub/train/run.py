@@ -36,6 +36,7 @@ from rsi_hub.data import (
     read_stats,
 )
 from rsi_hub.data.holdout import PromptMatcher
+from rsi_hub.distributed import launcher_record, use_cpu_processes_without_gpu
 from rsi_hub.errors import RecipeError
 from rsi_hub.rundir import TrainingEvidence, library_versions
 from rsi_hub.train.evidence import base_model_lineage, now, slurm_job_id, slurm_job_state
@@ -396,6 +397,21 @@ class PreparedRun:
     stats: dict[str, Any]
     resume_from: str | None
     keep_fp32: list[str]
+    sharding: Any = None  # the trainer's `train.fsdp.FullyShardedCheck`
+
+
+def _launch_evidence(run: PreparedRun) -> dict[str, Any]:
+    """How this launch distributes training: launcher, its config file's sha256, sharding."""
+    import torch.distributed as dist
+
+    accelerator = run.trainer.accelerator
+    return {
+        **launcher_record().to_json(),
+        "distributed_type": str(accelerator.distributed_type).rsplit(".", 1)[-1],
+        "backend": dist.get_backend() if dist.is_initialized() else None,
+        "num_processes": accelerator.num_processes,
+        "sharding": run.sharding.facts if run.sharding is not None else None,
+    }
 
 
 def build_trainer(
@@ -418,9 +434,11 @@ def build_trainer(
     from transformers import AutoModelForCausalLM
     from transformers.trainer_utils import get_last_checkpoint
 
+    from rsi_hub.train.fsdp import FullyShardedCheck
     from rsi_hub.train.trainers import RsiGRPOTrainer, RsiSFTTrainer, RsiSimPOTrainer
 
-    state = PartialState()
+    # Before the first PartialState: CPU processes need a gloo group (see rsi_hub.distributed).
+    state = PartialState(cpu=use_cpu_processes_without_gpu())
     with state.main_process_first():
         model_path = resolve_model(recipe)
         tokenizer = load_tokenizer(model_path, recipe.model_revision)
@@ -459,19 +477,28 @@ def build_trainer(
     else:  # (RLVR keeps the KV cache: its rollouts generate)
         model.config.use_cache = False
         trainer_cls = RsiSFTTrainer if recipe.trainer == "sft" else RsiSimPOTrainer
+    sharding = FullyShardedCheck()
     trainer = trainer_cls(
         model=model,
         args=trl_config(recipe),
         train_dataset=dataset,
         processing_class=tokenizer,
-        callbacks=callbacks,
+        callbacks=[*(callbacks or []), sharding],
         optimizer_state_dtype=DTYPE_BY_NAME[recipe.optimizer_state_dtype],
         **extra,
     )
     checkpoints = recipe.run_dir / CHECKPOINTS_DIR
     last = get_last_checkpoint(str(checkpoints)) if checkpoints.is_dir() else None
     return PreparedRun(
-        recipe, trainer, tokenizer, model_path, data_dir, stats, last, keep_fp32_patterns(model)
+        recipe,
+        trainer,
+        tokenizer,
+        model_path,
+        data_dir,
+        stats,
+        last,
+        keep_fp32_patterns(model),
+        sharding,
     )
 
 
@@ -497,7 +524,8 @@ def train(
     """
     from accelerate import PartialState
 
-    state = PartialState()
+    # Before the first PartialState: CPU processes need a gloo group (see rsi_hub.distributed).
+    state = PartialState(cpu=use_cpu_processes_without_gpu())
     run_dir = recipe.run_dir
     previous = TrainingEvidence.read_if_any(run_dir)
     if previous is not None and previous.completed:
@@ -523,13 +551,16 @@ def train(
         recipe, run.model_path, run.data_dir, run.stats, state.num_processes, run.keep_fp32
     )
     if state.is_main_process:
+        launcher = launcher_record()
         evidence.attempts = [*(evidence.attempts or []),
             {"start_time": now(), "end_time": None, "resumed_from": resumed,
-             "slurm_job_id": slurm_job_id(), "world_size": state.num_processes}
+             "slurm_job_id": slurm_job_id(), "world_size": state.num_processes,
+             "launcher": launcher.launcher, "launch_config_sha256": launcher.config_sha256}
         ]  # fmt: skip
         evidence.write(run_dir)
 
     trainer.train(resume_from_checkpoint=last)
+    launch = _launch_evidence(run)
     _gather_full_state_dict_for_save(trainer)
     trainer.save_model(str(run_dir))  # every rank: FSDP gathers the full state dict
 
@@ -546,6 +577,7 @@ def train(
             "last": losses[-1] if losses else None,
         }
         evidence.attempts[-1]["end_time"] = evidence.end_time
+        evidence.extra["launch"] = launch  # the launch that finished the run
         if isinstance(recipe, RlvrRecipe):
             from rsi_hub.train.rlvr import folder_weights_sha256, reward_log
 

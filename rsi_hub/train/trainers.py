@@ -27,6 +27,7 @@ os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
 from trl.experimental.cpo import CPOTrainer
 
 from rsi_hub.chat import BOS_TOKEN
+from rsi_hub.train.fsdp import enable_fsdp_on_cpu
 from rsi_hub.train.lm_head import full_logits_lm_head, needs_full_logits_head
 from rsi_hub.train.precision import BF16MomentAdamW, decay_parameter_names
 
@@ -47,6 +48,14 @@ class _RsiTrainerMixin:
     ) -> None:
         self.optimizer_state_dtype = optimizer_state_dtype
         super().__init__(*args, **kwargs)
+
+    def create_accelerator_and_postprocess(self) -> None:
+        """transformers' accelerator set-up, with FSDP kept on CPU processes (`train.fsdp`)."""
+        super().create_accelerator_and_postprocess()  # type: ignore[misc]
+        if enable_fsdp_on_cpu(self.accelerator):
+            # Built again on the FSDP state, so that every FSDP branch of accelerate's and
+            # transformers' set-up (plugin checks, is_fsdp_enabled) runs as on a GPU.
+            super().create_accelerator_and_postprocess()  # type: ignore[misc]
 
     def get_decay_parameter_names(self, model: torch.nn.Module) -> list[str]:
         """Every parameter except `A_log`, `D`, norms and biases."""
