@@ -27,9 +27,6 @@ CPU_ONLY_DIFFERENCES: dict[str, tuple[Any, Any]] = {
     "num_processes": (4, 2),  # two CPU processes (this machine has 2 cores)
     "use_cpu": (False, True),  # gloo CPU processes instead of NCCL on GPUs
     "mixed_precision": ("bf16", "no"),  # the CPU recipes compute in FP32 (bf16: false)
-    # accelerate 1.15's rank-0 broadcast handles parameters only and fails on nemotron_h's
-    # router buffer e_score_correction_bias (accelerate issue #3898; see the README).
-    "fsdp_config.fsdp_cpu_ram_efficient_loading": (True, False),
 }
 
 # Per-step training loss of 2 FSDP processes x 4 sequences against 1 process x 8 sequences on the
