@@ -59,3 +59,41 @@ def test_teacher_refuses_settings_it_cannot_honour(kwargs: dict, field: str) -> 
     with pytest.raises(SynthInputError) as err:
         SynthConfig(backend="reference", **settings)
     assert err.value.field == field
+
+
+def test_fixed_filler_teacher_starts_every_answer_on_the_first_clause(tmp_path: Path) -> None:
+    from rsi_hub.suites.phrasings import FILLER_CLAUSES
+
+    teacher = ["--backend", "reference", "--model", "reference", "--k", "1", "--limit", "200"]
+    pool = {str(p.id): p for p in load_pool()}
+    answers = {}
+    for filler in ("varied", "fixed"):
+        out = tmp_path / filler
+        assert main(["synth", "rft", *teacher, "--teacher-filler", filler, "--out", str(out)]) == 0
+        rows = [json.loads(line) for line in (out / "data.jsonl").read_text().splitlines()]
+        for row in rows:  # both are checker-verified answers to the same prompts
+            checks = list(pool[str(row["prompt_id"])].checks)
+            assert check(row["messages"][2]["content"], checks).passed
+        answers[filler] = {str(r["prompt_id"]): r["messages"][2]["content"] for r in rows}
+        assert SynthProvenance.read(out).model == (
+            "rsi_hub.suites.responder.reference_response"
+            + ("(filler_start=0)" if filler == "fixed" else "")
+        )
+    assert answers["fixed"].keys() == answers["varied"].keys()
+    # A prompt asking only for n sentences: fixed, the answer is the first n clauses, whatever
+    # the prompt; varied, it starts where the prompt's hash says.
+    only_sent = {
+        pid: int(pool[pid].checks[0]["n"])
+        for pid in answers["fixed"]
+        if [c["type"] for c in pool[pid].checks] == ["sent"]
+    }
+    assert len(only_sent) >= 10
+    for pid, n in only_sent.items():
+        assert answers["fixed"][pid] == " ".join(f"{c.capitalize()}." for c in FILLER_CLAUSES[:n])
+    assert len({answers["varied"][pid].split()[0] for pid in only_sent}) >= 5
+
+
+def test_teacher_filler_is_refused_for_a_model_backend() -> None:
+    with pytest.raises(SynthInputError) as err:
+        SynthConfig(mode="rft", model="runs/b1", out="O", backend="hf", teacher_filler="fixed")
+    assert err.value.field == "teacher_filler"

@@ -107,16 +107,25 @@ class _Filler:
         return out[:n]
 
 
-def reference_response(prompt_row: Mapping[str, Any]) -> str:
+def reference_response(prompt_row: Mapping[str, Any], *, filler_start: int | None = None) -> str:
     """A response that passes every check of `prompt_row` (a suite row).
 
     Rows with a hand-written `reference` (EV4) return it; generated rows are answered by rule.
+
+    Args:
+        prompt_row: the row (`prompt`, `checks`).
+        filler_start: the filler clause the answer's prose starts from. None (the suites' own
+            reference answers): a hash of the prompt, so that answers to different prompts read
+            differently. A fixed clause (the teacher's `--teacher-filler fixed`) makes every
+            answer's filler the same stream, so a model imitating it can tell from the words it
+            has written how many sentences or words it has written.
     """
     if prompt_row.get("reference") is not None:
         return str(prompt_row["reference"])
     checks = prompt_row["checks"]
     spec = _Spec.of(checks)
-    filler = _Filler(spec, stable_hash(prompt_row.get("prompt", "")))
+    start = stable_hash(prompt_row.get("prompt", "")) if filler_start is None else filler_start
+    filler = _Filler(spec, start)
     if spec.fmt == "prose":
         text = _prose(spec, filler)
     elif spec.fmt in {"json_keys", "json_keys_any", "json_array_len"}:

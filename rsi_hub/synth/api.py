@@ -11,9 +11,9 @@ from rsi_hub.hashing import weights_sha256
 from rsi_hub.rundir import SynthProvenance
 from rsi_hub.suites.prompts import Eligible, select_prompts
 from rsi_hub.synth.backends import (
-    REFERENCE_TEACHER,
     GenerationBackend,
     make_backend,
+    reference_teacher_name,
     teacher_sha256,
 )
 from rsi_hub.synth.config import SynthConfig
@@ -82,8 +82,15 @@ def synthesize(
             )
     if config.backend == "reference":
         # The teacher is code: provenance names it and binds the data to its source's sha256.
-        model_name, model_sha = REFERENCE_TEACHER, teacher_sha256()
-        generator = generator or make_backend("reference", config.model, sampling, prompts=prompts)
+        model_name = reference_teacher_name(config.teacher_filler)
+        model_sha = teacher_sha256()
+        generator = generator or make_backend(
+            "reference",
+            config.model,
+            sampling,
+            prompts=prompts,
+            teacher_filler=config.teacher_filler,
+        )
         return _run(
             config, prompts, generator, model_name, model_sha, audit, judge, progress, shard_record
         )

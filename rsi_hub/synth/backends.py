@@ -26,6 +26,14 @@ BACKENDS = ("hf", "vllm", "reference")
 REFERENCE_MODEL = "reference"
 # What provenance records as the model of reference-backend data.
 REFERENCE_TEACHER = "rsi_hub.suites.responder.reference_response"
+# Where the teacher's filler starts (`reference_response(filler_start=...)`): `varied` is the
+# suites' own reference answer (a hash of the prompt), `fixed` the first clause for every prompt.
+TEACHER_FILLERS: dict[str, int | None] = {"varied": None, "fixed": 0}
+
+
+def reference_teacher_name(filler: str = "varied") -> str:
+    """The teacher's name in provenance: the responder, and its filler when not the suites' own."""
+    return REFERENCE_TEACHER if filler == "varied" else f"{REFERENCE_TEACHER}(filler_start=0)"
 
 
 @dataclass(frozen=True)
@@ -246,8 +254,14 @@ class ReferenceBackend:
 
     name = "reference"
 
-    def __init__(self, prompts: Sequence[PoolPrompt]) -> None:
+    def __init__(self, prompts: Sequence[PoolPrompt], *, filler: str = "varied") -> None:
+        if filler not in TEACHER_FILLERS:
+            raise SynthInputError(
+                f"unknown teacher filler {filler!r}: choose one of {', '.join(TEACHER_FILLERS)}.",
+                field="teacher_filler",
+            )
         self.prompts = {str(p.id): p for p in prompts}
+        self.filler_start = TEACHER_FILLERS[filler]
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[Generation]:
         """The reference response of each request's prompt (looked up by prompt id)."""
@@ -261,7 +275,10 @@ class ReferenceBackend:
                     f"reference backend: prompt {request.prompt_id!r} is not among the "
                     "prompts it was built with."
                 )
-            text = reference_response({"prompt": prompt.prompt, "checks": list(prompt.checks)})
+            text = reference_response(
+                {"prompt": prompt.prompt, "checks": list(prompt.checks)},
+                filler_start=self.filler_start,
+            )
             out.append(Generation(text, False, 0))
         return out
 
@@ -281,14 +298,16 @@ def make_backend(
     *,
     tensor_parallel_size: int = 1,
     prompts: Sequence[PoolPrompt] = (),
+    teacher_filler: str = "varied",
 ) -> Any:
     """The backend called `name` (`hf`, `vllm` or `reference`) for `model_path`.
 
     `tensor_parallel_size` spreads one vLLM engine over that many GPUs (hf ignores it);
-    `prompts` are the prompts the reference teacher answers (the others ignore them).
+    `prompts` are the prompts the reference teacher answers and `teacher_filler` where its
+    filler starts (`TEACHER_FILLERS`); the other backends ignore both.
     """
     if name == "reference":
-        return ReferenceBackend(prompts)
+        return ReferenceBackend(prompts, filler=teacher_filler)
     if name == "hf":
         return HFBackend(model_path, sampling)
     if name == "vllm":

@@ -43,6 +43,15 @@ class SynthConfig:
             "reference responder (rft mode, --model reference --k 1)"
         },
     )
+    teacher_filler: Literal["varied", "fixed"] = field(
+        default="varied",
+        metadata={
+            "help": "--backend reference only: where each answer's filler prose starts. varied: "
+            "a hash of the prompt (the suites' own reference answers); fixed: the first clause "
+            "for every prompt, so a model imitating the teacher can tell from the words it has "
+            "written how many sentences or words it has written (the nano replication's teacher)"
+        },
+    )
     prompts_file: str | Path | None = field(
         default=None,
         metadata={
@@ -114,6 +123,12 @@ class SynthConfig:
             Shard.parse(self.shard)
         if self.backend == "reference":
             self._check_reference()
+        elif self.teacher_filler != "varied":
+            raise SynthInputError(
+                f"--teacher-filler is the reference teacher's setting; with --backend "
+                f"{self.backend} answers come from the model: drop it.",
+                field="teacher_filler",
+            )
         if not 0 < self.top_p <= 1:
             raise SynthInputError(f"--top-p must be in (0, 1], got {self.top_p}.", field="top_p")
 
