@@ -201,3 +201,50 @@ def test_a_card_is_refused_when_its_replication_names_other_weights(replicated, 
     with pytest.raises(ReleaseError, match=r"replication.json: its round0 scores were measured"):
         stage_release(run, name="nano", out=tmp_path / "release", log=lambda _line: None)
     assert not (tmp_path / "release").exists()
+
+
+def test_the_evaluations_ran_in_a_worker_process_beside_training(replicated) -> None:
+    out, _recorded, _result = replicated
+    ledger = ReplicateLedger.read_if_any(out)
+    assert ledger is not None
+    # The init's evaluation starts beside round 0's training (round 0's waits for a free lane,
+    # or runs in this process when sampling and prep are done first).
+    log = (out / ".worker-eval_init.log").read_text()
+    assert "if818: wrote" in log  # the worker did the stage's work...
+    assert not (out / ".worker-eval_init.json").exists()  # ...and its summary was recorded
+    for stage in ("eval_init", "eval_round0"):
+        assert ledger.stages[stage]["summary"]["if818"]["if818"]["pass_count"] >= 0
+
+
+def test_a_worker_stops_when_its_replication_is_killed(replicated, tmp_path: Path) -> None:
+    import shutil
+
+    out = tmp_path / "nano"
+    shutil.copytree(replicated[0], out)
+    parent = f"""
+import subprocess, sys, time
+worker = subprocess.Popen([sys.executable, "-m", "rsi_hub.experiments.replicate_worker",
+                           {str(out)!r}, "eval_init"], stdin=subprocess.PIPE)
+print(worker.pid, flush=True)
+time.sleep(600)
+"""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen(
+        [sys.executable, "-c", parent], stdout=subprocess.PIPE, text=True, env=env
+    )
+    worker_pid = int(process.stdout.readline())
+    time.sleep(1.0)
+    process.send_signal(signal.SIGKILL)  # the replication dies mid-stage, as a kill would
+    process.wait()
+    deadline = time.monotonic() + 2  # importing and loading alone take longer than this
+    while time.monotonic() < deadline and Path(f"/proc/{worker_pid}").exists():
+        status = Path(f"/proc/{worker_pid}/status").read_text()
+        if "State:\tZ" in status:  # exited; only its (dead) parent could reap it
+            break
+        time.sleep(0.1)
+    alive = (
+        Path(f"/proc/{worker_pid}").exists()
+        and "State:\tZ" not in Path(f"/proc/{worker_pid}/status").read_text()
+    )
+    assert not alive, "the worker outlived the replication that started it"
+    assert not (out / ".worker-eval_init.json").exists()  # it recorded nothing

@@ -14,7 +14,9 @@ Stages (each skipped on a re-run when its recorded outputs still verify, see `re
    keep checker passes, `prepare` round 1's mix (its own samples, optionally teacher replay) and
    `train` round 1's recipe from round 0 (continue) or the init (restart).
 6. `eval_init`, `eval_round0`, `eval_round1`: `evaluate_run` in the served configuration on
-   IF-818 (and the guards IF263, EV4 for the trained rounds).
+   IF-818 (and the guards IF263, EV4 for the trained rounds). The init's evaluation (its answers
+   run to 2,048 tokens) and round 0's run in a worker process beside the training and sampling
+   stages, one core each (`run_stages`; `--serial` runs every stage in turn).
 7. `compare`, `failures`, `power`, `report`: paired verdicts under the facts' guards, the
    checker's failure profile per model, what IF-818 and IF-3k can detect, and the winner's
    replication record and dose-response plot.
@@ -33,7 +35,7 @@ from typing import Any
 from rsi_hub.errors import ExperimentError, ExperimentInputError
 from rsi_hub.experiments import replicate_report as report
 from rsi_hub.experiments.replicate_config import GUARD_SUITES, PRIMARY_SUITE, ReplicateConfig
-from rsi_hub.experiments.replicate_stages import Stage, StageRunner, files_under
+from rsi_hub.experiments.replicate_stages import BackgroundLane, Stage, StageRunner, files_under
 from rsi_hub.rundir import (
     DOSE_RESPONSE_FILE,
     EVAL_DIR,
@@ -96,8 +98,10 @@ def _eval_files(run: Path, suites: tuple[str, ...]) -> list[Path]:
     return [p for suite in suites for p in files_under(eval_dir(run, suite))]
 
 
-def _suites(model: str) -> tuple[str, ...]:
-    return (PRIMARY_SUITE,) if model == "init" else (PRIMARY_SUITE, *GUARD_SUITES)
+def _suites(config: ReplicateConfig, model: str) -> tuple[str, ...]:
+    if model == "init" or not config.guards:
+        return (PRIMARY_SUITE,)
+    return (PRIMARY_SUITE, *GUARD_SUITES)
 
 
 def _recipe(name: str, overrides: list[str]) -> Any:
@@ -215,7 +219,7 @@ def _evaluate(config: ReplicateConfig, run: Path, model: str) -> dict[str, Any]:
     outcomes = evaluate_run(
         EvalConfig(
             run=run,
-            suite=",".join(_suites(model)),
+            suite=",".join(_suites(config, model)),
             limit=config.eval_limit(model),
             batch_size=config.eval_batch_size,
             max_gen_toks=config.eval_max_new_tokens,
@@ -225,8 +229,9 @@ def _evaluate(config: ReplicateConfig, run: Path, model: str) -> dict[str, Any]:
     return {o.suite: {t: dict(m) for t, m in o.metrics.items()} for o in outcomes}
 
 
-def _stages(config: ReplicateConfig, layout: Layout) -> list[Stage]:
-    """Every stage of the replication, in order."""
+def replication_stages(config: ReplicateConfig, layout: Layout) -> list[Stage]:
+    """Every training, sampling and evaluation stage of the replication, in order (the verdict,
+    report and release stages follow in `replicate`)."""
     recipe0 = _recipe(
         config.round0_recipe,
         # The replication's own paths come last: a --round0-set cannot move them.
@@ -283,16 +288,16 @@ def _stages(config: ReplicateConfig, layout: Layout) -> list[Stage]:
     def eval_stage(model: str, inputs: tuple[str, ...]) -> Stage:
         run = getattr(layout, model)
         settings = {
-            "suites": _suites(model), "limit": config.eval_limit(model),
+            "suites": _suites(config, model), "limit": config.eval_limit(model),
             "max_new_tokens": config.eval_max_new_tokens,
         }  # fmt: skip
         return Stage(
             f"eval_{model}",
             settings,
             inputs,
-            lambda: _eval_files(run, _suites(model)),
+            lambda: _eval_files(run, _suites(config, model)),
             lambda: _evaluate(config, run, model),
-            clean=tuple(eval_dir(run, s) for s in _suites(model)),
+            clean=tuple(eval_dir(run, s) for s in _suites(config, model)),
         )
 
     sampling = {
@@ -347,8 +352,8 @@ def _stages(config: ReplicateConfig, layout: Layout) -> list[Stage]:
             lambda: files_under(layout.data0),
             lambda: _prep(recipe0.mix, sources0, layout.init, recipe0, layout.data0),
         ),
-        train_stage("round0", recipe0, ("prep0", "init")),
         eval_stage("init", ("init",)),
+        train_stage("round0", recipe0, ("prep0", "init")),
         eval_stage("round0", ("round0",)),
         Stage(
             "sample1",
@@ -384,6 +389,48 @@ def _stages(config: ReplicateConfig, layout: Layout) -> list[Stage]:
         train_stage("round1", recipe1, ("prep1", "round0" if start1 == layout.round0 else "init")),
         eval_stage("round1", ("round1",)),
     ]
+
+
+#: Stages nothing but the verdicts reads: they may run in a second process (`BackgroundLane`).
+BACKGROUND_STAGES = ("eval_init", "eval_round0")
+#: With a background lane, the stages before this one run on one thread each, beside the lane;
+#: this one and those after it start when the lane is done and use every core.
+WHOLE_MACHINE_FROM = "round1"
+
+
+def run_stages(runner: StageRunner, stages: list[Stage], *, background: bool) -> None:
+    """Run `stages` in order (every stage is done when this returns).
+
+    With `background`, the `BACKGROUND_STAGES` run in a worker process beside the stages after
+    them, all on one torch thread, until `WHOLE_MACHINE_FROM`, which waits for the lane. Each
+    stage's thread count is fixed by this schedule and never by timing, so the same settings give
+    the same numbers (the float summation order, and so the last bits, depend on the threads).
+    """
+    if not background:
+        for stage in stages:
+            runner.run(stage)
+        return
+    import torch
+
+    split = next((i for i, s in enumerate(stages) if s.name == WHOLE_MACHINE_FROM), len(stages))
+    lane = BackgroundLane(runner)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        for stage in stages[:split]:
+            if stage.name in BACKGROUND_STAGES:
+                lane.submit(stage)
+            else:
+                runner.run(stage)
+                lane.poll()
+        lane.finish()
+    except BaseException:
+        lane.abort()
+        raise
+    finally:
+        torch.set_num_threads(threads)
+    for stage in stages[split:]:
+        runner.run(stage)
 
 
 def _build_init(out: Path, size: str, seed: int) -> dict[str, Any]:
@@ -435,7 +482,7 @@ def replicate(config: ReplicateConfig) -> ReplicationResult:
     started = time.monotonic()
     layout = Layout(config.out_dir)
     config.out_dir.mkdir(parents=True, exist_ok=True)
-    stages = _stages(config, layout)
+    stages = replication_stages(config, layout)
     runner = StageRunner(
         config.out_dir,
         config=json.loads(json.dumps(dataclasses.asdict(config), default=str)),
@@ -444,8 +491,7 @@ def replicate(config: ReplicateConfig) -> ReplicationResult:
     pending = [s for s in stages if s.name not in runner.ledger.stages]
     if config.minutes is not None:
         report.check_estimate(config, pending, config.minutes * 60)
-    for stage in stages:
-        runner.run(stage)
+    run_stages(runner, stages, background=config.background_evals)
 
     rule_path = report.guards_file(config.facts)
     after = [

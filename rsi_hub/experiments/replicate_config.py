@@ -130,6 +130,15 @@ class ReplicateConfig:
     eval_batch_size: int = field(
         default=32, metadata={"metavar": "B", "help": "rsi-hub eval --batch-size"}
     )
+    background_evals: bool = field(
+        default=True,
+        metadata={
+            "flag": "--serial",
+            "action": "store_false",
+            "help": "run every stage in turn; by default the init's and round 0's evaluations "
+            "run in a second process beside the training and sampling stages (one core each)",
+        },
+    )
     facts: str = field(
         default="nano",
         metadata={"metavar": "NAME", "help": "release facts release/NAME/ (guards and card)"},
@@ -138,6 +147,15 @@ class ReplicateConfig:
     eval_max_new_tokens: int | None = field(
         default=None,
         metadata={"cli": False, "help": "NOT served: an answer-length limit for smoke tests"},
+    )
+
+    guards: bool = field(
+        default=True,
+        metadata={
+            "cli": False,
+            "help": "score the trained rounds on the guards (IF263, EV4) too; off for the "
+            "round-0 signal check and the demo, which only compare IF-818",
+        },
     )
 
     def __post_init__(self) -> None:

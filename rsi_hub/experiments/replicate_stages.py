@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -118,25 +120,39 @@ class StageRunner:
                 f"recorded in {self.out}: re-run with a larger --minutes to go on from there."
             )
 
-    def run(self, stage: Stage) -> StageOutcome:
-        """Skip `stage` when verified, else (clean and) run it and record its outputs."""
-        fingerprint = self.fingerprint(stage)
-        if self.verified(stage, fingerprint):
-            record = self.ledger.stages[stage.name]
-            outcome = StageOutcome(stage.name, True, 0.0, dict(record.get("summary") or {}))
-            print(f"[replicate] {stage.name}: done before, outputs verified; skipped", flush=True)
-            self.outcomes.append(outcome)
-            return outcome
+    def _skip(self, stage: Stage, fingerprint: str) -> StageOutcome | None:
+        """The outcome of a verified stage (recorded as skipped), or None when it must run."""
+        if not self.verified(stage, fingerprint):
+            return None
+        record = self.ledger.stages[stage.name]
+        outcome = StageOutcome(stage.name, True, 0.0, dict(record.get("summary") or {}))
+        print(f"[replicate] {stage.name}: done before, outputs verified; skipped", flush=True)
+        self.outcomes.append(outcome)
+        return outcome
+
+    def _prepare(self, stage: Stage) -> None:
         self.check_budget(stage.name)
         if stage.name in self.ledger.stages:  # stale or tampered: start that stage afresh
             del self.ledger.stages[stage.name]
             self.ledger.write(self.out)
             for folder in stage.clean:
                 shutil.rmtree(folder, ignore_errors=True)
+
+    def run(self, stage: Stage) -> StageOutcome:
+        """Skip `stage` when verified, else (clean and) run it and record its outputs."""
+        fingerprint = self.fingerprint(stage)
+        skipped = self._skip(stage, fingerprint)
+        if skipped is not None:
+            return skipped
+        self._prepare(stage)
         print(f"[replicate] {stage.name}: running", flush=True)
         start = time.monotonic()
         summary = stage.run()
-        wall = time.monotonic() - start
+        return self._record(stage, fingerprint, summary, time.monotonic() - start)
+
+    def _record(
+        self, stage: Stage, fingerprint: str, summary: dict[str, Any], wall: float
+    ) -> StageOutcome:
         outputs = self._hashes(stage.outputs())
         if not outputs:
             raise ExperimentError(
@@ -160,6 +176,105 @@ class StageRunner:
     def recorded_wall(self, name: str) -> float:
         """The wall seconds the stage took when it ran (also when skipped now)."""
         return float((self.ledger.stages.get(name) or {}).get("wall_s") or 0.0)
+
+
+@dataclass
+class _Running:
+    stage: Stage
+    fingerprint: str
+    process: subprocess.Popen
+    started: float
+
+
+class BackgroundLane:
+    """A second lane for stages nothing else waits on (the evaluations): one at a time, each in
+    a worker process (`replicate_worker`, one torch thread), while the runner goes on with the
+    next stages.
+
+    Only the runner's process writes the ledger: a worker hands back its summary in a file and
+    the lane records it through the runner once the worker has finished.
+    """
+
+    def __init__(self, runner: StageRunner) -> None:
+        self.runner = runner
+        self.queue: list[Stage] = []
+        self.running: _Running | None = None
+
+    def submit(self, stage: Stage) -> None:
+        """Run `stage` in the background now, or once the stage before it has finished."""
+        self.queue.append(stage)
+        self.poll()
+
+    def poll(self) -> None:
+        """Record a finished worker and start the next queued stage (call between stages)."""
+        if self.running is not None and self.running.process.poll() is not None:
+            self._collect()
+        while self.running is None and self.queue:
+            self._start(self.queue.pop(0))
+
+    def finish(self) -> None:
+        """Run what is still queued in this process while the worker runs, then wait for it."""
+        while self.queue:
+            stage = self.queue.pop(0)
+            self.runner.run(stage)
+            self.poll()
+        if self.running is not None:
+            self.running.process.wait()
+            self._collect()
+
+    def abort(self) -> None:
+        """Stop the worker (a stage of this process failed): nothing of its stage is recorded."""
+        self.queue.clear()
+        if self.running is not None:
+            self.running.process.kill()
+            self.running.process.wait()
+            self.running = None
+
+    def _start(self, stage: Stage) -> None:
+        from rsi_hub.experiments import replicate_worker as worker
+
+        runner = self.runner
+        fingerprint = runner.fingerprint(stage)
+        if runner._skip(stage, fingerprint) is not None:
+            return
+        runner._prepare(stage)
+        runner.ledger.write(runner.out)  # the worker reads the configuration from it
+        log_file = worker.log_path(runner.out, stage.name)
+        worker.summary_path(runner.out, stage.name).unlink(missing_ok=True)
+        print(
+            f"[replicate] {stage.name}: running in a worker process beside the next stages "
+            f"(log: {log_file})",
+            flush=True,
+        )
+        with log_file.open("w", encoding="utf-8") as log:
+            process = subprocess.Popen(
+                [sys.executable, "-m", worker.__name__, str(runner.out), stage.name],
+                stdin=subprocess.PIPE,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env={**os.environ, "OMP_NUM_THREADS": "1"},
+            )
+        self.running = _Running(stage, fingerprint, process, time.monotonic())
+
+    def _collect(self) -> None:
+        from rsi_hub.experiments import replicate_worker as worker
+
+        running, self.running = self.running, None
+        assert running is not None
+        if running.process.stdin is not None:
+            running.process.stdin.close()
+        name = running.stage.name
+        summary_file = worker.summary_path(self.runner.out, name)
+        if running.process.returncode != 0 or not summary_file.is_file():
+            raise ExperimentError(
+                f"stage {name} failed in its worker process (exit {running.process.returncode}); "
+                f"its log: {worker.log_path(self.runner.out, name)}. Re-run to redo it."
+            )
+        summary = json.loads(summary_file.read_text(encoding="utf-8"))
+        summary_file.unlink()
+        self.runner._record(
+            running.stage, running.fingerprint, summary, time.monotonic() - running.started
+        )
 
 
 def files_under(folder: Path, *, skip: tuple[str, ...] = ()) -> list[Path]:
