@@ -31,7 +31,11 @@ TINY_VOCAB_SIZE = 1024
 TINY_LAYERS = ["linear_attention", "moe", "full_attention", "moe"]
 # The CPU replication's model (`model: nano`): wider, with attention first and twice, because
 # copy-type checks (startswith, contains, word_times) need to look a phrase up in the prompt,
-# and one Mamba layer only (its CPU fallback costs about 3x an attention layer).
+# and one Mamba layer only (its CPU fallback costs about 3x an attention layer). Its attention
+# is multi-query (one key/value head): generation reads every cached key and value at every
+# step, which dominates a 2,048-token answer on a CPU (1.6x faster decoding than four heads), and
+# IF-818 after 1,200 steps was the same (46.9 % vs 47.1 %). Mamba first learned less (15.9 % vs
+# 25.6 % after 600 steps): tests/bench/README_replicate.md.
 NANO_LAYERS = ["full_attention", "moe", "linear_attention", "moe", "full_attention", "moe"]
 # Shape of each random-init size: hidden width, layer kinds, attention heads, and its tokenizer:
 # vocabulary size and how many generation-pool prompts (besides the shipped corpus and k0) it
@@ -40,8 +44,8 @@ NANO_LAYERS = ["full_attention", "moe", "linear_attention", "moe", "full_attenti
 SIZES: dict[str, dict[str, Any]] = {
     "tiny": {"hidden_size": 64, "layers": TINY_LAYERS, "heads": 4, "vocab": 1024, "pool": 0},
     "nano": {
-        "hidden_size": 256, "layers": NANO_LAYERS, "heads": 8, "vocab": 4096, "pool": 4000,
-        "k0_token": True,
+        "hidden_size": 256, "layers": NANO_LAYERS, "heads": 8, "kv_heads": 1, "vocab": 4096,
+        "pool": 4000, "k0_token": True,
     },
 }  # fmt: skip
 
@@ -118,7 +122,7 @@ def tiny_config(vocab_size: int, size: str = "tiny") -> Any:
         hidden_size=width,
         layers_block_type=list(shape["layers"]),
         num_attention_heads=heads,
-        num_key_value_heads=max(1, heads // 2),
+        num_key_value_heads=int(shape.get("kv_heads", max(1, heads // 2))),
         head_dim=16 if size == "tiny" else width // heads,
         max_position_embeddings=8192,
         intermediate_size=2 * width,

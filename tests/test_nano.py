@@ -24,7 +24,8 @@ def test_nano_is_deterministic_with_every_block_kind(tmp_path: Path) -> None:
         "full_attention", "moe", "linear_attention", "moe", "full_attention", "moe"
     ]  # fmt: skip
     assert model.config.hidden_size == 256
-    assert sum(p.numel() for p in model.parameters()) == 4_868_536
+    assert (model.config.num_attention_heads, model.config.num_key_value_heads) == (8, 1)
+    assert sum(p.numel() for p in model.parameters()) == 4_770_232
 
 
 def test_nano_tokenizer_makes_served_rows_shorter() -> None:

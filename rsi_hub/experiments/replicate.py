@@ -319,7 +319,7 @@ def replication_stages(config: ReplicateConfig, layout: Layout) -> list[Stage]:
         ),
         Stage(
             "teacher",
-            {"backend": "reference"},
+            {"backend": "reference", "filler": config.teacher_filler},
             (),
             lambda: [layout.teacher / "data.jsonl", provenance_path(layout.teacher)],
             lambda: _synth(
@@ -328,6 +328,7 @@ def replication_stages(config: ReplicateConfig, layout: Layout) -> list[Stage]:
                 k=1,
                 backend="reference",
                 prompts_file=layout.prompts("round0"),
+                teacher_filler=config.teacher_filler,
             ),
             clean=(layout.teacher,),
             input_files=(layout.prompts("round0"),),

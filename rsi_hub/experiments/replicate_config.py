@@ -17,6 +17,7 @@ from rsi_hub.errors import ExperimentInputError
 
 Preset = Literal["nano"]
 Round1Start = Literal["continue", "restart"]
+TeacherFiller = Literal["fixed", "varied"]
 # The IF-818 suite and the two guards that run offline at this scale (MMLU and PREF do not).
 PRIMARY_SUITE = "if818"
 GUARD_SUITES = ("if263", "ev4")
@@ -96,6 +97,14 @@ class ReplicateConfig:
             "metavar": "N",
             "help": "pool prompts the teacher answers for round 0 (default: the count in round "
             "0's recipe mix)",
+        },
+    )
+    teacher_filler: TeacherFiller = field(
+        default="fixed",
+        metadata={
+            "help": "where the teacher's filler prose starts (synth --teacher-filler): fixed, "
+            "the first clause for every prompt (the words written tell how many sentences and "
+            "words were written: IF-818 31.8 %% vs 26.2 %% after 600 steps), or varied"
         },
     )
     round1_start: Round1Start = field(
