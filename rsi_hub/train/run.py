@@ -124,8 +124,8 @@ def trl_arguments(recipe: TrainRecipe) -> dict[str, Any]:
         args.update(packing=False, padding_free=True, max_length=None, shuffle_dataset=False)
     elif isinstance(recipe, SFTRecipe):
         args.update(packing=False, shuffle_dataset=recipe.shuffle_dataset)
-        if recipe.group_by_length:
-            args["train_sampling_strategy"] = "group_by_length"
+        if recipe.length_grouping > 1:
+            args["train_sampling_strategy"] = "group_by_length"  # with RsiSFTTrainer's pools
     elif isinstance(recipe, SimPORecipe):
         args.update(
             loss_type="simpo",
@@ -478,6 +478,8 @@ def build_trainer(
         model.config.use_cache = False
         trainer_cls = RsiSFTTrainer if recipe.trainer == "sft" else RsiSimPOTrainer
     sharding = FullyShardedCheck()
+    if isinstance(recipe, SFTRecipe):
+        extra["length_grouping"] = recipe.length_grouping
     trainer = trainer_cls(
         model=model,
         args=trl_config(recipe),

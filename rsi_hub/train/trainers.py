@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from transformers.trainer_pt_utils import LengthGroupedSampler
 from trl import GRPOTrainer, SFTTrainer
 
 # CPOTrainer lives in trl.experimental in TRL 1.16 (DESIGN.md); it is used knowingly.
@@ -97,13 +98,42 @@ class RsiSFTTrainer(_RsiTrainerMixin, SFTTrainer):
     (`rsi_hub.train.lm_head`: the same loss and metrics, 1.75x faster steps on the nano model).
     """
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, length_grouping: int = 1, **kwargs: Any) -> None:
+        self.length_grouping = length_grouping
         super().__init__(*args, **kwargs)
         if needs_full_logits_head(self.args.device):
             from peft import PeftModel
 
             model = self.model
             full_logits_lm_head(model.get_base_model() if isinstance(model, PeftModel) else model)
+
+    def _get_train_sampler(self, train_dataset: Any = None) -> Any:
+        """transformers' sampler, with `length_grouping` batches per length-sorted pool."""
+        sampler = super()._get_train_sampler(train_dataset)
+        if self.length_grouping > 1 and isinstance(sampler, LengthGroupedSampler):
+            return PooledLengthSampler(sampler, self.length_grouping)
+        return sampler
+
+
+class PooledLengthSampler(torch.utils.data.Sampler):
+    """`LengthGroupedSampler` with mega-batches of `pool` batches instead of up to 50."""
+
+    def __init__(self, grouped: LengthGroupedSampler, pool: int) -> None:
+        self.grouped = grouped
+        self.pool = pool
+
+    def __len__(self) -> int:
+        return len(self.grouped)
+
+    def __iter__(self) -> Any:
+        from transformers.trainer_pt_utils import get_length_grouped_indices
+
+        g = self.grouped
+        return iter(
+            get_length_grouped_indices(
+                g.lengths, g.batch_size, mega_batch_mult=self.pool, generator=g.generator
+            )
+        )
 
 
 class RsiSimPOTrainer(_RsiTrainerMixin, CPOTrainer):
