@@ -15,8 +15,8 @@ Stages (each skipped on a re-run when its recorded outputs still verify, see `re
    `train` round 1's recipe from round 0 (continue) or the init (restart).
 6. `eval_init`, `eval_round0`, `eval_round1`: `evaluate_run` in the served configuration on
    IF-818 (and the guards IF263, EV4 for the trained rounds). The init's evaluation (its answers
-   run to 2,048 tokens) and round 0's run in a worker process beside the training and sampling
-   stages, one core each (`run_stages`; `--serial` runs every stage in turn).
+   run to 2,048 tokens) runs in a worker process beside round 0's training, one core each
+   (`run_stages`; `--serial` runs every stage in turn).
 7. `compare`, `failures`, `power`, `report`: paired verdicts under the facts' guards, the
    checker's failure profile per model, what IF-818 and IF-3k can detect, and the winner's
    replication record and dose-response plot.
@@ -396,7 +396,7 @@ def replication_stages(config: ReplicateConfig, layout: Layout) -> list[Stage]:
 BACKGROUND_STAGES = ("eval_init", "eval_round0")
 #: With a background lane, the stages before this one run on one thread each, beside the lane;
 #: this one and those after it start when the lane is done and use every core.
-WHOLE_MACHINE_FROM = "round1"
+WHOLE_MACHINE_FROM = "sample1"
 
 
 def run_stages(runner: StageRunner, stages: list[Stage], *, background: bool) -> None:

@@ -112,18 +112,18 @@ class ReplicateConfig:
         metadata={"help": "round 1 trains from round 0's weights (continue) or the init (restart)"},
     )
     rft_prompts: int = field(
-        default=1589,
+        default=2000,
         metadata={
             "metavar": "N",
             "help": "fresh pool prompts (never in round 0) sampled for round 1",
         },
     )
-    rft_k: int = field(default=4, metadata={"metavar": "K", "help": "samples per fresh prompt"})
+    rft_k: int = field(default=2, metadata={"metavar": "K", "help": "samples per fresh prompt"})
     rft_temperature: float = field(
-        default=0.8, metadata={"metavar": "T", "help": "round-1 sampling temperature"}
+        default=0.7, metadata={"metavar": "T", "help": "round-1 sampling temperature"}
     )
     rft_max_new_tokens: int = field(
-        default=512, metadata={"metavar": "N", "help": "tokens per round-1 sample at most"}
+        default=256, metadata={"metavar": "N", "help": "tokens per round-1 sample at most"}
     )
     rft_batch_size: int = field(
         default=64, metadata={"metavar": "B", "help": "round-1 samples per generation call"}
@@ -144,8 +144,8 @@ class ReplicateConfig:
         metadata={
             "flag": "--serial",
             "action": "store_false",
-            "help": "run every stage in turn; by default the init's and round 0's evaluations "
-            "run in a second process beside the training and sampling stages (one core each)",
+            "help": "run every stage in turn; by default the init's evaluation runs in a second "
+            "process beside round 0's training (one core each)",
         },
     )
     facts: str = field(
