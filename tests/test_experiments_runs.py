@@ -116,3 +116,15 @@ def test_job_states_without_slurm_name_the_jobs(monkeypatch: pytest.MonkeyPatch)
         "a Slurm cluster (for a local one: `bash scripts/slurm_local.sh up` and export the "
         "SLURM_CONF it prints).)"
     }
+
+
+def test_a_bare_incumbent_name_is_the_run_in_dir_even_beside_a_same_named_folder(
+    arms: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The working folder holds an unrelated (unscored) `b1`: the table's own b1 is meant.
+    (tmp_path / "b1").mkdir()
+    monkeypatch.chdir(tmp_path)
+    assert main(["runs", str(arms), "--incumbent", "b1", "--suite", "if818"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in out[2:]] == ["b1", "LA2b200s", "simpoN", "soup7"]
+    assert "4.9e-4" in out[3]  # paired against the table's b1, not the empty folder

@@ -60,8 +60,10 @@ def run(args: argparse.Namespace) -> int:
     incumbent = None
     if args.incumbent:
         incumbent = Path(args.incumbent)
-        if not incumbent.is_dir() and (root / args.incumbent).is_dir():
-            incumbent = root / args.incumbent
+        # A bare name is a run in DIR first (the table's own arm), a path where it points.
+        in_root = root / args.incumbent
+        if in_root.is_dir() and (not incumbent.is_dir() or len(incumbent.parts) == 1):
+            incumbent = in_root
         if not incumbent.is_dir():
             raise RsiHubError(f"--incumbent {args.incumbent}: no such run directory")
         if all(r.resolve() != incumbent.resolve() for r in runs):
