@@ -248,3 +248,13 @@ time.sleep(600)
     )
     assert not alive, "the worker outlived the replication that started it"
     assert not (out / ".worker-eval_init.json").exists()  # it recorded nothing
+
+
+def test_a_copied_replication_folder_still_verifies(replicated, tmp_path: Path) -> None:
+    import shutil
+
+    copy = tmp_path / "elsewhere"
+    shutil.copytree(replicated[0], copy)
+    again = replicate(_config(copy))  # paths under OUT are fingerprinted relative to it
+    assert all(o.skipped for o in again.outcomes), [o.name for o in again.outcomes if not o.skipped]
+    assert again.scores == replicated[2].scores

@@ -164,10 +164,21 @@ def _split(config: ReplicateConfig, layout: Layout, round0_prompts: int) -> dict
 
 
 def _synth(**kwargs: Any) -> dict[str, Any]:
+    from tqdm.auto import tqdm
+
     from rsi_hub.synth import synthesize
     from rsi_hub.synth.config import SynthConfig
 
-    provenance = synthesize(SynthConfig(mode="rft", **kwargs))
+    bar = tqdm(desc=f"synth rft ({kwargs['backend']})", unit="sample")
+
+    def progress(done: int, total: int) -> None:
+        bar.total = total
+        bar.update(done - bar.n)
+
+    try:
+        provenance = synthesize(SynthConfig(mode="rft", **kwargs), progress=progress)
+    finally:
+        bar.close()
     return {
         "rows_kept": provenance.rows_kept,
         "rows_generated": provenance.rows_generated,

@@ -90,6 +90,10 @@ class StageRunner:
         blob = json.dumps(
             {"settings": stage.settings, "inputs": inputs, "files": files}, sort_keys=True
         )
+        # Paths under OUT enter as "<OUT>/...": a replication folder copied or moved elsewhere
+        # still verifies (to try other round-1 settings on a copy, say).
+        for prefix in sorted({str(self.out.resolve()), str(self.out)}, key=len, reverse=True):
+            blob = blob.replace(json.dumps(prefix)[1:-1], "<OUT>")
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
     def _hashes(self, files: list[Path]) -> dict[str, str]:
@@ -183,7 +187,6 @@ class _Running:
     stage: Stage
     fingerprint: str
     process: subprocess.Popen
-    started: float
 
 
 class BackgroundLane:
@@ -254,7 +257,7 @@ class BackgroundLane:
                 stderr=subprocess.STDOUT,
                 env={**os.environ, "OMP_NUM_THREADS": "1"},
             )
-        self.running = _Running(stage, fingerprint, process, time.monotonic())
+        self.running = _Running(stage, fingerprint, process)
 
     def _collect(self) -> None:
         from rsi_hub.experiments import replicate_worker as worker
@@ -270,11 +273,9 @@ class BackgroundLane:
                 f"stage {name} failed in its worker process (exit {running.process.returncode}); "
                 f"its log: {worker.log_path(self.runner.out, name)}. Re-run to redo it."
             )
-        summary = json.loads(summary_file.read_text(encoding="utf-8"))
+        record = json.loads(summary_file.read_text(encoding="utf-8"))
         summary_file.unlink()
-        self.runner._record(
-            running.stage, running.fingerprint, summary, time.monotonic() - running.started
-        )
+        self.runner._record(running.stage, running.fingerprint, record["summary"], record["wall_s"])
 
 
 def files_under(folder: Path, *, skip: tuple[str, ...] = ()) -> list[Path]:

@@ -2,7 +2,7 @@
 
 `python -m rsi_hub.experiments.replicate_worker OUT STAGE` rebuilds the replication's stages from
 the configuration the parent recorded in `OUT/replicate.json`, runs `STAGE`'s work and writes its
-summary to `OUT/.worker-STAGE.json` (atomically: the parent reads a complete summary or none).
+summary and wall time to `OUT/.worker-STAGE.json` (atomically: the parent reads all or nothing).
 The parent alone hashes the outputs and writes the ledger, so the two processes never write one
 file. Why a process and not a thread: a stage is transformers, lm-eval or TRL code with module
 state of its own (lm-eval's task registry, the evaluation's generation facts), and a process has
@@ -18,6 +18,7 @@ import json
 import os
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +72,7 @@ def main(argv: list[str] | None = None) -> int:
 
     # The parent runs on the other core meanwhile.
     torch.set_num_threads(1)
+    started = time.monotonic()
     try:
         summary = run_stage(out_dir, name)
     except Exception:
@@ -78,7 +80,9 @@ def main(argv: list[str] | None = None) -> int:
 
         traceback.print_exc()
         return STAGE_FAILED
-    write_text_atomic(summary_path(out_dir, name), json.dumps(summary, default=str))
+    # The stage's own wall time: the parent may collect the result later than it was ready.
+    record = {"summary": summary, "wall_s": time.monotonic() - started}
+    write_text_atomic(summary_path(out_dir, name), json.dumps(record, default=str))
     return 0
 
 
