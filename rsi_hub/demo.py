@@ -1,9 +1,12 @@
-"""The README's main job: the whole chain on the embedded default, on a CPU, in a few minutes.
+"""The README's main job: a short replication that shows a real gain, on a CPU, in minutes.
 
-build the tiny checkpoint -> short SFT on the shipped demo chats (it learns to stop at
-<|im_end|>) -> evaluate IF-818 with a limit -> release to a local folder (staged and validated)
--> load that folder with `transformers.pipeline` and answer a constrained prompt, printing the
-checker's checklist. Each step is the library call the matching `rsi-hub` command makes.
+A random-init nano `nemotron_h` is SFT'd on the teacher's checker-verified answers for pool
+prompts (round 0 of `rsi-hub replicate nano`, at the signal budget of
+`rsi_hub.experiments.signal`), then the untrained init and round 0 are scored on the same held-out
+IF-818 prompts and paired (prompt and check level, exact McNemar); round 0 is released to a local
+folder (staged and validated), and `transformers.pipeline` loads that folder and answers an IF-818
+prompt round 0 passed, printing the checker's checklist. Each step is the library call the
+matching `rsi-hub` command makes; the full replication is `rsi-hub replicate nano`.
 """
 
 from __future__ import annotations
@@ -13,30 +16,37 @@ import textwrap
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rsi_hub.errors import OutputDirNotEmptyError
 
+if TYPE_CHECKING:
+    from rsi_hub.experiments.signal import CheckLevelPairs
+
 DEMO_MARKER = ".rsi-hub-demo"
-DEFAULT_MESSAGE = (
-    'Name the capital of Spain in exactly seven words. Do not use the letter z. End with "Madrid."'
-)
+STEPS = 4
 
 
 @dataclass
 class DemoResult:
     """What the main job produced."""
 
+    out: Path
+    init_dir: Path
     run_dir: Path
     release_dir: Path
-    if818_passed: int
-    if818_scored: int
+    prompts_scored: int
+    init_passed: int
+    round0_passed: int
+    check_pairs: CheckLevelPairs
+    message: str
     reply: str
     checks_met: int
     checks_total: int
 
 
 def _step(number: int, text: str) -> float:
-    print(f"\n==> [{number}/5] {text}", flush=True)
+    print(f"\n==> [{number}/{STEPS}] {text}", flush=True)
     return time.monotonic()
 
 
@@ -57,75 +67,92 @@ def _claim_workdir(workdir: Path) -> None:
     (workdir / DEMO_MARKER).write_text("written by `rsi-hub demo`; replaced on every run\n")
 
 
+def passed_prompt(run: Path) -> str | None:
+    """An IF-818 prompt `run` passed whose constraints the Space's extractor finds and its logged
+    answer meets: the checklist then shows a tick for each (None when there is none)."""
+    from rsi_hub.evaluate import store
+    from rsi_hub.space_support.checklist import checklist_for
+
+    for _, sample in store.read_suite_dir(run, "if818").samples("if818"):
+        if not sample["acc"]:
+            continue
+        prompt, answer = sample["doc"]["prompt"], sample["filtered_resps"][0]
+        items = checklist_for(prompt, answer)
+        if items and all(item.passed for item in items):
+            return prompt
+    return None
+
+
 def run_demo(
     workdir: str | Path = "runs/demo",
     *,
-    message: str = DEFAULT_MESSAGE,
-    eval_limit: int = 8,
-    sft_steps: int | None = None,
-    max_new_tokens: int = 64,
+    message: str | None = None,
+    steps: int | None = None,
+    eval_prompts: int | None = None,
 ) -> DemoResult:
-    """Run the whole chain on the embedded default under `workdir`; print progress and results.
+    """Run the short replication under `workdir`; print progress and results.
 
     Args:
-        workdir: the demo's folder (`tiny/`, `sft/`, `release/` inside); replaced on each run,
-            refused when it holds files the demo did not write.
-        message: the constrained prompt answered at the end.
-        eval_limit: IF-818 prompts scored (a smoke test, not the served configuration's n).
-        sft_steps: override the `smoke` recipe's step count (default: the recipe's).
-        max_new_tokens: reply length limit of the final answer.
+        workdir: the demo's folder (the replication's stage folders and `release/` inside);
+            replaced on each run, refused when it holds files the demo did not write.
+        message: the prompt answered at the end (default: an IF-818 prompt round 0 passed).
+        steps: round 0's SFT steps (default: the signal budget's).
+        eval_prompts: IF-818 prompts both models are scored on (default: the signal budget's).
     """
-    from rsi_hub.evaluate import evaluate_run
-    from rsi_hub.evaluate.config import EvalConfig
+    from rsi_hub.experiments import signal
     from rsi_hub.release import release_to_folder
     from rsi_hub.space_support import answer_with_checklist
-    from rsi_hub.tiny import build_tiny
-    from rsi_hub.train import load_recipe, train
 
     workdir = Path(workdir)
     _claim_workdir(workdir)
+    config = signal.signal_config(
+        workdir,
+        steps=steps or signal.SIGNAL_STEPS,
+        eval_prompts=eval_prompts or signal.SIGNAL_EVAL_PROMPTS,
+    )
 
-    started = _step(1, f"build the tiny nemotron_h checkpoint in {workdir / 'tiny'}")
-    tiny = build_tiny(workdir / "tiny")
+    started = _step(
+        1,
+        "round 0 of the nano replication: the teacher's verified answers for pool prompts -> a "
+        "random-init nano nemotron_h -> SFT (k0, served template) -> IF-818 for init and round 0",
+    )
+    result = signal.round0_signal(config)
     _done(started)
 
-    started = _step(2, "SFT on the shipped demo chats (recipe smoke, TRL SFTTrainer, CPU)")
-    overrides: dict[str, object] = {"model": str(tiny), "output_dir": str(workdir / "sft")}
-    if sft_steps is not None:
-        overrides["max_steps"] = sft_steps
-    result = train(load_recipe("smoke", overrides, trainer="sft"))
-    losses = [row["loss"] for row in result.log_history if "loss" in row]
-    if losses:
-        print(f"    loss {losses[0]:.3f} -> {losses[-1]:.3f} over {len(losses)} logged steps")
+    started = _step(2, "paired verdict on the same held-out IF-818 prompts (init vs round 0)")
+    scored, init_passed, round0_passed = result.prompts
+    print(f"    prompt level: init {init_passed}/{scored} -> round 0 {round0_passed}/{scored}")
+    print(f"    {result.checks.describe()}")
     _done(started)
 
-    started = _step(3, f"evaluate IF-818 on its first {eval_limit} prompts (lm-eval, checker)")
-    outcome = evaluate_run(EvalConfig(result.run_dir, "if818", limit=eval_limit), progress=print)[0]
-    metrics = outcome.metrics["if818"]
-    passed, scored = int(metrics["pass_count"]), eval_limit
-    print(f"    if818: {passed}/{scored} prompts pass; results in {outcome.folder}")
+    started = _step(3, f"release round 0 to the local folder {workdir / 'release'}")
+    release_dir = release_to_folder(result.round0, workdir / "release", name="nano")
     _done(started)
 
-    started = _step(4, f"release to the local folder {workdir / 'release'} (stage + validate)")
-    release_dir = release_to_folder(result.run_dir, workdir / "release", name="tiny")
-    _done(started)
-
-    started = _step(5, "load the release with transformers.pipeline and answer:")
+    if message is None:
+        message = passed_prompt(result.round0) or (
+            "Write a short note about the sea in exactly 3 sentences."
+        )
+    started = _step(4, "load the release with transformers.pipeline and answer:")
     print(f"    user: {message}")
     answer = answer_with_checklist(
         release_dir,
         message,
-        max_new_tokens=max_new_tokens,
+        max_new_tokens=config.eval_max_new_tokens or signal.SIGNAL_MAX_NEW_TOKENS,
         log=lambda text: print(textwrap.indent(text, "    ")),
     )
     _done(started)
-    met = sum(1 for item in answer.checklist if item.passed)
     return DemoResult(
-        run_dir=result.run_dir,
+        out=workdir,
+        init_dir=result.init,
+        run_dir=result.round0,
         release_dir=release_dir,
-        if818_passed=passed,
-        if818_scored=scored,
+        prompts_scored=scored,
+        init_passed=init_passed,
+        round0_passed=round0_passed,
+        check_pairs=result.checks,
+        message=message,
         reply=answer.reply,
-        checks_met=met,
+        checks_met=sum(1 for item in answer.checklist if item.passed),
         checks_total=len(answer.checklist),
     )

@@ -49,12 +49,14 @@ if bare=$(lm_eval --tasks if818 --model hf --model_args pretrained=nowhere 2>&1)
 fi
 grep -F "Tasks not found: if818" <<<"$bare" || { echo "$bare" | tail -20; exit 1; }
 
-step "rsi-hub demo (tiny checkpoint -> SFT -> eval -> release -> chat)"
-rsi-hub demo --out "$work/demo"
+# The packaging, not the learning (tests/test_signal.py proves that): a few steps and prompts.
+step "rsi-hub demo at a smoke budget (teacher -> nano init -> SFT -> eval both -> release -> chat)"
+rsi-hub demo --out "$work/demo" --steps 5 --eval-prompts 4
 
-step "raw lm_eval on the demo's SFT run, tasks from rsi-hub tasks-path"
+step "raw lm_eval on the demo's round 0, tasks from rsi-hub tasks-path"
 lm_eval --include_path "$(rsi-hub tasks-path)" --tasks if818 --limit 2 --model hf \
-  --model_args "pretrained=$work/demo/sft" --apply_chat_template --output_path "$work/lm_eval"
+  --model_args "pretrained=$work/demo/round0" --apply_chat_template --gen_kwargs max_gen_toks=64 \
+  --output_path "$work/lm_eval"
 python - "$work/lm_eval" <<'PY'
 import json, pathlib, sys
 results = sorted(pathlib.Path(sys.argv[1]).rglob("results_*.json"))

@@ -39,6 +39,15 @@ def stopping_server(stopping_run: Path, tmp_path_factory: pytest.TempPathFactory
         yield server
 
 
+@pytest.fixture(scope="session")
+def nano_demo(tmp_path_factory: pytest.TempPathFactory):
+    """One `rsi-hub demo` at its default budget: round 0 of the nano replication (a few minutes),
+    both models scored on the same IF-818 prompts, round 0 released. Read-only."""
+    from rsi_hub.demo import run_demo
+
+    return run_demo(tmp_path_factory.mktemp("nano_demo") / "demo")
+
+
 SLURM_SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "slurm_local.sh"
 
 

@@ -9,6 +9,8 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -40,13 +42,13 @@ def _wait_until_up(url: str, app: subprocess.Popen, log: Path) -> None:
     )
 
 
-@pytest.fixture
-def app_url(tiny_run: Path, tmp_path: Path):
+@contextmanager
+def _space(model: Path, max_new_tokens: int, tmp_path: Path) -> Iterator[str]:
     port = _free_port()
     env = {
         **os.environ,
-        "MODEL_ID": str(tiny_run),
-        "MAX_NEW_TOKENS": "24",
+        "MODEL_ID": str(model),
+        "MAX_NEW_TOKENS": str(max_new_tokens),
         "GRADIO_SERVER_NAME": "127.0.0.1",
         "GRADIO_SERVER_PORT": str(port),
         "GRADIO_ANALYTICS_ENABLED": "False",
@@ -69,13 +71,23 @@ def app_url(tiny_run: Path, tmp_path: Path):
             app.kill()
 
 
-@pytest.mark.browser
-def test_chat_streams_a_reply_with_a_live_checklist(app_url: str, tmp_path: Path) -> None:
+@pytest.fixture
+def app_url(tiny_run: Path, tmp_path: Path) -> Iterator[str]:
+    with _space(tiny_run, 24, tmp_path) as url:
+        yield url
+
+
+def _require_chromium() -> None:
     if not CHROMIUM.is_file():
         pytest.fail(
             f"{CHROMIUM} is missing: install Debian's chromium (`apt-get install chromium`, as "
             "scripts/setup_tests.sh does); the browser test drives it through Playwright."
         )
+
+
+@pytest.mark.browser
+def test_chat_streams_a_reply_with_a_live_checklist(app_url: str, tmp_path: Path) -> None:
+    _require_chromium()
     from playwright.sync_api import expect, sync_playwright
 
     with sync_playwright() as pw:
@@ -116,3 +128,45 @@ def test_chat_streams_a_reply_with_a_live_checklist(app_url: str, tmp_path: Path
     # The tiny model never writes two words: three rounds, each with its cross.
     assert "Round 1" in revised and "Round 3" in revised
     assert revised.count("✗ exactly 2 words") >= 3
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_the_nano_demo_model_meets_every_constraint_of_a_prompt_it_passed(nano_demo, tmp_path):
+    """The trained nano model (round 0 of `rsi-hub demo`) in the Space: on an IF-818 prompt it
+    passed in evaluation, the checklist shows a tick for every constraint and no cross."""
+    from rsi_hub.experiments.signal import SIGNAL_MAX_NEW_TOKENS
+    from rsi_hub.space_support.checklist import checklist_for
+
+    _require_chromium()
+    from playwright.sync_api import expect, sync_playwright
+
+    message = nano_demo.message
+    with (
+        _space(nano_demo.release_dir, SIGNAL_MAX_NEW_TOKENS, tmp_path) as url,
+        sync_playwright() as pw,
+    ):
+        browser = pw.chromium.launch(
+            executable_path=str(CHROMIUM),
+            headless=True,
+            args=["--no-sandbox", "--disable-background-networking"],
+        )
+        try:
+            page = browser.new_page(viewport={"width": 1100, "height": 900})
+            page.goto(url, wait_until="domcontentloaded")
+            box = page.get_by_role("textbox").first
+            expect(box).to_be_visible(timeout=30_000)
+            box.fill(message)
+            box.press("Enter")
+            checklist = page.get_by_text("constraints met, judged by rsi_hub.checker").last
+            expect(checklist).to_be_visible(timeout=60_000)
+            expect(page.get_by_text("still streaming")).to_have_count(0, timeout=60_000)
+            text = page.locator("body").inner_text()
+        finally:
+            browser.close()
+    # The same answer the demo's pipeline gave (greedy, served template), judged the same way.
+    items = checklist_for(message, nano_demo.reply)
+    assert items and all(item.passed for item in items)
+    n = len(items)
+    assert f"{n} of {n} constraints met" in text or f"{n} constraints met" in text, text[-2000:]
+    assert text.count("✓") >= n and "✗" not in text

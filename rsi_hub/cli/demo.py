@@ -1,4 +1,4 @@
-"""`rsi-hub demo`: the README's main job on the embedded default."""
+"""`rsi-hub demo`: the README's main job, a short replication that shows a real gain."""
 
 from __future__ import annotations
 
@@ -6,34 +6,41 @@ import argparse
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from rsi_hub.demo import DEFAULT_MESSAGE
+    from rsi_hub.experiments.signal import SIGNAL_EVAL_PROMPTS, SIGNAL_STEPS
 
     parser = subparsers.add_parser(
         "demo",
-        help="the main job on the embedded default: tiny checkpoint -> SFT -> eval -> release -> chat",
+        help="the main job: a short nano replication (round 0) that shows a real, paired gain",
         description=(
-            "Run the whole chain on the embedded default, on a CPU, in a few minutes: build the "
-            "tiny nemotron_h checkpoint, SFT it on the shipped demo chats (recipe smoke) so it "
-            "stops at <|im_end|>, evaluate IF-818 on a few prompts, release it to a local folder "
-            "(staged and validated), then load that folder with transformers.pipeline and answer "
-            "a constrained prompt, printing the checker's checklist. Everything is written under "
-            "OUT (tiny/, sft/, release/), which each run replaces."
+            "Run round 0 of the nano replication at a small budget, on a CPU, in a few minutes: "
+            "the teacher's checker-verified answers for generation-pool prompts, a random-init "
+            "nano nemotron_h, SFT with k0 and the served template, then IF-818 for the untrained "
+            "init and for round 0 on the same held-out prompts, paired at prompt and check level "
+            "(exact McNemar). Round 0 is released to a local folder (staged and validated) and "
+            "transformers.pipeline answers an IF-818 prompt it passed, printing the checker's "
+            "checklist. Everything is written under OUT, which each run replaces. The full "
+            "replication (two rounds, full suites, guards, card) is `rsi-hub replicate nano`."
         ),
     )
     parser.add_argument(
         "--out", default="runs/demo", help="the demo's folder (default runs/demo; replaced)"
     )
     parser.add_argument(
-        "--message", default=DEFAULT_MESSAGE, help="the constrained prompt answered at the end"
+        "--message",
+        default=None,
+        help="the prompt answered at the end (default: an IF-818 prompt round 0 passed)",
     )
     parser.add_argument(
-        "--eval-limit", type=int, default=8, help="IF-818 prompts to score (default 8)"
+        "--steps",
+        type=int,
+        default=None,
+        help=f"round 0's SFT steps of 16 rows (default {SIGNAL_STEPS})",
     )
     parser.add_argument(
-        "--sft-steps", type=int, default=None, help="SFT steps (default: the smoke recipe's 60)"
-    )
-    parser.add_argument(
-        "--max-new-tokens", type=int, default=64, help="reply length limit (default 64)"
+        "--eval-prompts",
+        type=int,
+        default=None,
+        help=f"IF-818 prompts both models are scored on (default {SIGNAL_EVAL_PROMPTS})",
     )
     parser.set_defaults(func=run)
 
@@ -41,11 +48,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from rsi_hub.demo import run_demo
 
-    run_demo(
-        args.out,
-        message=args.message,
-        eval_limit=args.eval_limit,
-        sft_steps=args.sft_steps,
-        max_new_tokens=args.max_new_tokens,
-    )
+    run_demo(args.out, message=args.message, steps=args.steps, eval_prompts=args.eval_prompts)
     return 0

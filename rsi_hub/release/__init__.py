@@ -3,7 +3,7 @@
 ```python
 from rsi_hub.release import release
 
-staged = release("runs/demo/sft", name="tiny", out="runs/release-tiny")  # stage + validate, no push
+staged = release("runs/demo/round0", name="nano", out="runs/release-nano")  # stage + validate, no push
 release("runs/LA2b200s", push=True)  # ... then push to RSIArena/RSIAgent-Delta-Stage1 (private)
 ```
 
