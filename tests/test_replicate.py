@@ -167,6 +167,25 @@ def test_a_budget_the_estimate_exceeds_fails_before_any_stage(tmp_path: Path) ->
     assert not (tmp_path / "nano" / "replicate.json").exists()
 
 
+def test_the_estimate_counts_the_background_evaluations_beside_round_0(tmp_path: Path) -> None:
+    from rsi_hub.experiments import replicate_report as report
+    from rsi_hub.experiments.replicate import Layout, replication_stages
+
+    parallel = ReplicateConfig("nano", out=tmp_path / "nano")
+    serial = ReplicateConfig("nano", out=tmp_path / "nano", background_evals=False)
+    stages = replication_stages(parallel, Layout(parallel.out_dir))
+    estimate = report.estimate_s(parallel, stages)
+    lane = estimate["eval_init"] + estimate["eval_round0"]
+    assert report.estimated_wall_s(serial, estimate) == pytest.approx(sum(estimate.values()))
+    # The lane (init + round-0 evaluations) outlasts round 0's training: round 0 costs no wall.
+    assert lane > estimate["round0"]
+    assert report.estimated_wall_s(parallel, estimate) == pytest.approx(
+        sum(estimate.values()) - estimate["round0"]
+    )
+    # The shipped defaults' estimate is within 5 % of their measured 21.4 minutes.
+    assert report.estimated_wall_s(parallel, estimate) / 60 == pytest.approx(21.4, rel=0.05)
+
+
 def test_the_cli_generates_its_options_from_the_config() -> None:
     from rsi_hub.cli import build_parser
 

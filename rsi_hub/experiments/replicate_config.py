@@ -3,8 +3,8 @@
 The CLI's options are generated from these fields (`rsi_hub.cli.dataclass_args`). The training
 values of each round live in its recipe (`nano` for round 0, `nano_rft` for round 1; `--round0-set`
 / `--round1-set KEY=VALUE` override them as `rsi-hub train` does); the round-1 sampling values
-live here. Every default is a placeholder the lead's experiments replace (tests/bench/
-README_replicate.md records why each value is what it is).
+live here. The defaults are the measured ones (tests/bench/README_replicate.md records the
+experiments behind each value).
 """
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ class ReplicateConfig:
         metadata={"help": "round 1 trains from round 0's weights (continue) or the init (restart)"},
     )
     rft_prompts: int = field(
-        default=2000,
+        default=1500,
         metadata={
             "metavar": "N",
             "help": "fresh pool prompts (never in round 0) sampled for round 1",
