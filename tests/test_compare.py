@@ -275,8 +275,8 @@ def _nano_runs(tmp_path: Path, a_guards: dict | None, b_guards: dict) -> tuple[P
 def test_nano_guards_file_states_if263_and_ev4_with_reasons() -> None:
     rule = load_guard_rule(NANO_GUARDS)
     assert [(g.label, g.threshold, g.max_drop) for g in rule.guards] == [
-        ("IF263", 8.0, 7.0),
-        ("EV4", 12.0, 8.0),
+        ("IF263", 13.0, 8.0),
+        ("EV4", 15.0, 6.0),
     ]
     assert rule.alpha == 0.05
 
@@ -285,32 +285,32 @@ def test_relative_guards_hold_within_the_drop_and_fail_beyond_it(tmp_path: Path)
     rule = load_guard_rule(NANO_GUARDS)
     incumbent = {"if263": ("pass_count", 60.0), "ev4": ("checks_passed", 40.0)}
     run_a, run_b = _nano_runs(
-        tmp_path, incumbent, {"if263": ("pass_count", 53.0), "ev4": ("checks_passed", 32.0)}
+        tmp_path, incumbent, {"if263": ("pass_count", 52.0), "ev4": ("checks_passed", 34.0)}
     )
     c = compare_runs(run_a, run_b, rule=rule)
     # MMLU and PREF are not guards at this scale: a gain with IF263 and EV4 held is accepted.
     assert c.accepted is True and c.verdict.startswith("ACCEPT")
     assert [(g.label, g.threshold, g.note) for g in c.guards] == [
-        ("IF263", 53.0, "A's 60 - 7"),
-        ("EV4", 32.0, "A's 40 - 8"),
+        ("IF263", 52.0, "A's 60 - 8"),
+        ("EV4", 34.0, "A's 40 - 6"),
     ]
-    write_guards(run_b, {"if263": ("pass_count", 52.0)})  # one prompt more than the drop
+    write_guards(run_b, {"if263": ("pass_count", 51.0)})  # one prompt more than the drop
     c = compare_runs(run_a, run_b, rule=rule)
-    assert c.accepted is False and c.verdict == "REJECT: B breaks guard(s) IF263 52 < 53"
+    assert c.accepted is False and c.verdict == "REJECT: B breaks guard(s) IF263 51 < 52"
 
 
 def test_relative_guards_fall_back_to_the_absolute_threshold(tmp_path: Path) -> None:
     # The untrained init is scored on IF-818 only: B is held to the absolute floor.
     rule = load_guard_rule(NANO_GUARDS)
     run_a, run_b = _nano_runs(
-        tmp_path, None, {"if263": ("pass_count", 8.0), "ev4": ("checks_passed", 11.0)}
+        tmp_path, None, {"if263": ("pass_count", 13.0), "ev4": ("checks_passed", 14.0)}
     )
     c = compare_runs(run_a, run_b, rule=rule)
     assert [(g.label, g.threshold, g.status) for g in c.guards] == [
-        ("IF263", 8.0, "ok"),
-        ("EV4", 12.0, "fail"),
+        ("IF263", 13.0, "ok"),
+        ("EV4", 15.0, "fail"),
     ]
-    assert c.verdict == "REJECT: B breaks guard(s) EV4 11 < 12"
+    assert c.verdict == "REJECT: B breaks guard(s) EV4 14 < 15"
 
 
 def test_guards_file_errors_name_the_file_and_the_field(tmp_path: Path) -> None:
@@ -331,5 +331,5 @@ def test_cli_guards_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     )
     assert main(["compare", str(run_a), str(run_b), "--guards", str(NANO_GUARDS)]) == 0
     out = capsys.readouterr().out
-    assert "IF263 >= 8: 30 ok" in out and "EV4 >= 12: 30 ok" in out and "MMLU" not in out
+    assert "IF263 >= 13: 30 ok" in out and "EV4 >= 15: 30 ok" in out and "MMLU" not in out
     assert "verdict: ACCEPT" in out
