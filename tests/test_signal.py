@@ -31,10 +31,10 @@ from rsi_hub.experiments.signal import (
 
 ALPHA = 0.001
 # Round 0 must also gain this many points of check-level pass rate. Measured at the signal
-# budget (seed 0, 153 prompt x check-type pairs): the sound pipeline 9.2 % -> 22.9 % (+13.7,
-# p = 9.5e-7); planted, mask_shift -1.4, template +7.8 (p = 4.9e-4: the nano model still
+# budget (seed 0, 153 prompt x check-type pairs): the sound pipeline 9.2 % -> 26.1 % (+16.9,
+# p = 3e-8); planted, mask_shift -1.4, template +7.8 (p = 4.9e-4: the nano model still
 # transfers part of what it learned across chat formats), stop 0.0. The threshold sits between.
-MIN_GAIN_POINTS = 10.5
+MIN_GAIN_POINTS = 12.0
 
 pytestmark = pytest.mark.slow
 
