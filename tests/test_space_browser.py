@@ -12,6 +12,7 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -85,8 +86,9 @@ def _require_chromium() -> None:
         )
 
 
-@pytest.mark.browser
-def test_chat_streams_a_reply_with_a_live_checklist(app_url: str, tmp_path: Path) -> None:
+@contextmanager
+def _chat_page(url: str) -> Iterator[tuple[Any, Any]]:
+    """Headless Chromium on the Space at `url`: yields (page, the message box), box visible."""
     _require_chromium()
     from playwright.sync_api import expect, sync_playwright
 
@@ -98,30 +100,45 @@ def test_chat_streams_a_reply_with_a_live_checklist(app_url: str, tmp_path: Path
         )
         try:
             page = browser.new_page(viewport={"width": 1100, "height": 900})
-            page.goto(app_url, wait_until="domcontentloaded")
+            page.goto(url, wait_until="domcontentloaded")
             box = page.get_by_role("textbox").first
             expect(box).to_be_visible(timeout=30_000)
-            box.fill(MESSAGE)
-            box.press("Enter")
-            checklist = page.get_by_text("constraints met, judged by rsi_hub.checker").last
-            expect(checklist).to_be_visible(timeout=60_000)
-            # The final state: the "still streaming" note is gone once generation has ended.
-            expect(page.get_by_text("still streaming")).to_have_count(0, timeout=60_000)
-            expect(page.get_by_text("exactly 40 words").last).to_be_visible()
-            expect(page.get_by_text("no “z” anywhere").last).to_be_visible()
-            expect(page.get_by_text("starts with “Waves”").last).to_be_visible()
-            page.screenshot(path=str(tmp_path / "space.png"), full_page=True)
-            text = page.locator("body").inner_text()
-            # The toggle: the next answer goes through verify-and-revise, its rounds listed.
-            page.get_by_label("verify and revise").check()
-            box.fill("Name a sea in exactly two words.")
-            box.press("Enter")
-            rounds = page.get_by_text("Verify and revise: answer").last
-            expect(rounds).to_be_visible(timeout=60_000)
-            expect(page.get_by_text("(revising)")).to_have_count(0, timeout=60_000)
-            revised = page.locator("body").inner_text()
+            yield page, box
         finally:
             browser.close()
+
+
+def _ask(page: Any, box: Any, message: str) -> None:
+    """Send `message` and wait for the final checklist (the "still streaming" note gone)."""
+    from playwright.sync_api import expect
+
+    box.fill(message)
+    box.press("Enter")
+    checklist = page.get_by_text("constraints met, judged by rsi_hub.checker").last
+    expect(checklist).to_be_visible(timeout=60_000)
+    # The final state: the "still streaming" note is gone once generation has ended.
+    expect(page.get_by_text("still streaming")).to_have_count(0, timeout=60_000)
+
+
+@pytest.mark.browser
+def test_chat_streams_a_reply_with_a_live_checklist(app_url: str, tmp_path: Path) -> None:
+    from playwright.sync_api import expect
+
+    with _chat_page(app_url) as (page, box):
+        _ask(page, box, MESSAGE)
+        expect(page.get_by_text("exactly 40 words").last).to_be_visible()
+        expect(page.get_by_text("no “z” anywhere").last).to_be_visible()
+        expect(page.get_by_text("starts with “Waves”").last).to_be_visible()
+        page.screenshot(path=str(tmp_path / "space.png"), full_page=True)
+        text = page.locator("body").inner_text()
+        # The toggle: the next answer goes through verify-and-revise, its rounds listed.
+        page.get_by_label("verify and revise").check()
+        box.fill("Name a sea in exactly two words.")
+        box.press("Enter")
+        rounds = page.get_by_text("Verify and revise: answer").last
+        expect(rounds).to_be_visible(timeout=60_000)
+        expect(page.get_by_text("(revising)")).to_have_count(0, timeout=60_000)
+        revised = page.locator("body").inner_text()
     assert MESSAGE in text
     assert "3 constraints met" in text or "of 3 constraints met" in text
     assert (tmp_path / "space.png").stat().st_size > 10_000
@@ -138,32 +155,13 @@ def test_the_nano_demo_model_meets_every_constraint_of_a_prompt_it_passed(nano_d
     from rsi_hub.experiments.signal import SIGNAL_MAX_NEW_TOKENS
     from rsi_hub.space_support.checklist import checklist_for
 
-    _require_chromium()
-    from playwright.sync_api import expect, sync_playwright
-
     message = nano_demo.message
     with (
         _space(nano_demo.release_dir, SIGNAL_MAX_NEW_TOKENS, tmp_path) as url,
-        sync_playwright() as pw,
+        _chat_page(url) as (page, box),
     ):
-        browser = pw.chromium.launch(
-            executable_path=str(CHROMIUM),
-            headless=True,
-            args=["--no-sandbox", "--disable-background-networking"],
-        )
-        try:
-            page = browser.new_page(viewport={"width": 1100, "height": 900})
-            page.goto(url, wait_until="domcontentloaded")
-            box = page.get_by_role("textbox").first
-            expect(box).to_be_visible(timeout=30_000)
-            box.fill(message)
-            box.press("Enter")
-            checklist = page.get_by_text("constraints met, judged by rsi_hub.checker").last
-            expect(checklist).to_be_visible(timeout=60_000)
-            expect(page.get_by_text("still streaming")).to_have_count(0, timeout=60_000)
-            text = page.locator("body").inner_text()
-        finally:
-            browser.close()
+        _ask(page, box, message)
+        text = page.locator("body").inner_text()
     # The same answer the demo's pipeline gave (greedy, served template), judged the same way.
     items = checklist_for(message, nano_demo.reply)
     assert items and all(item.passed for item in items)
