@@ -410,6 +410,16 @@ BACKGROUND_STAGES = ("eval_init", "eval_round0")
 WHOLE_MACHINE_FROM = "sample1"
 
 
+def stage_runner(config: ReplicateConfig) -> StageRunner:
+    """The runner of `config`'s stages: its ledger `OUT/replicate.json` records the settings (as
+    JSON) and its budget is `--minutes`."""
+    return StageRunner(
+        config.out_dir,
+        config=json.loads(json.dumps(dataclasses.asdict(config), default=str)),
+        budget_s=None if config.minutes is None else config.minutes * 60,
+    )
+
+
 def run_stages(runner: StageRunner, stages: list[Stage], *, background: bool) -> None:
     """Run `stages` in order (every stage is done when this returns).
 
@@ -495,11 +505,7 @@ def replicate(config: ReplicateConfig) -> ReplicationResult:
     layout = Layout(config.out_dir)
     config.out_dir.mkdir(parents=True, exist_ok=True)
     stages = replication_stages(config, layout)
-    runner = StageRunner(
-        config.out_dir,
-        config=json.loads(json.dumps(dataclasses.asdict(config), default=str)),
-        budget_s=None if config.minutes is None else config.minutes * 60,
-    )
+    runner = stage_runner(config)
     pending = [s for s in stages if s.name not in runner.ledger.stages]
     if config.minutes is not None:
         report.check_estimate(config, pending, config.minutes * 60)

@@ -15,16 +15,12 @@ wrong token each remove the signal.
 
 from __future__ import annotations
 
-import dataclasses
-import json
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from rsi_hub.errors import EvaluationFileError
-from rsi_hub.experiments.replicate import Layout, replication_stages
+from rsi_hub.experiments.replicate import Layout, replication_stages, stage_runner
 from rsi_hub.experiments.replicate_config import PRIMARY_SUITE, ReplicateConfig
-from rsi_hub.experiments.replicate_stages import StageRunner
 
 #: The signal budget (the signal test's and the demo's): training steps of 16 rows, teacher rows,
 #: held-out IF-818 prompts scored, and the answer-length cap of that smoke evaluation (the
@@ -182,16 +178,9 @@ def round0_signal(config: ReplicateConfig, *, baseline: str | Path | None = None
     config.out_dir.mkdir(parents=True, exist_ok=True)
     wanted = [n for n in ROUND0_STAGES if not (baseline is not None and n == "eval_init")]
     stages = [s for s in replication_stages(config, layout) if s.name in wanted]
-    runner = StageRunner(
-        config.out_dir,
-        config=json.loads(json.dumps(dataclasses.asdict(config), default=str)),
-        budget_s=None,
-    )
-    walls: dict[str, float] = {}
+    runner = stage_runner(config)
     for stage in stages:
-        started = time.monotonic()
         runner.run(stage)
-        walls[stage.name] = time.monotonic() - started
     init_run = layout.init if baseline is None else Path(baseline)
     init, round0 = prompt_verdicts(init_run), prompt_verdicts(layout.round0)
     shared = init.keys() & round0.keys()
@@ -201,5 +190,5 @@ def round0_signal(config: ReplicateConfig, *, baseline: str | Path | None = None
         round0=layout.round0,
         prompts=(len(shared), sum(init[k] for k in shared), sum(round0[k] for k in shared)),
         checks=pair_check_levels(init_run, layout.round0),
-        walls=walls,
+        walls={outcome.name: outcome.wall_s for outcome in runner.outcomes},
     )
